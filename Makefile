@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# make            build the modules against the cached debug test kernel
+# make check      run every test (KUnit and user-space checks in the VM)
+# make demo       boot the VM, load and mount kernfs_events, show a tour
+# make vm-shell   an interactive shell in the VM with the module mounted
+# make htmldocs   build the guide into Documentation/output/html
+#
+# KDIR=<dir> builds against another configured kernel tree instead.
+
+FLAVOUR ?= debug
+KFE_CACHE ?= $(HOME)/.cache/kernfs-events
+KDIR ?= $(KFE_CACHE)/build-$(FLAVOUR)
+PWD := $(shell pwd)
+
+all: modules
+
+kernel:
+	tools/kernel-build $(FLAVOUR) >/dev/null
+
+# The lock lets several shells build in one tree.
+modules: kernel
+	flock $(KFE_CACHE)/.modules.lock $(MAKE) -C $(KDIR) M=$(PWD) W=1 KCFLAGS=-Werror modules
+
+sparse: kernel
+	flock $(KFE_CACHE)/.modules.lock $(MAKE) -C $(KDIR) M=$(PWD) C=2 CF=-Wsparse-error modules
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(PWD) clean
+
+check:
+	tools/check
+
+demo: modules
+	tools/vm-run --kernel $(FLAVOUR) -- tools/demo
+
+vm-shell: modules
+	tools/vm-run --kernel $(FLAVOUR) --interactive -- /bin/bash -l
+
+.PHONY: all kernel modules sparse clean check demo vm-shell

@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kernfs_events: the tracing events/ hierarchy served from kernfs.
+ */
+#include <linux/module.h>
+
+#include "internal.h"
+
+static int __init kfe_init(void)
+{
+	return kfe_fs_init();
+}
+
+static void __exit kfe_exit(void)
+{
+	kfe_fs_exit();
+}
+
+module_init(kfe_init);
+module_exit(kfe_exit);
+
+MODULE_DESCRIPTION("Trace events served from kernfs");
+MODULE_LICENSE("GPL");

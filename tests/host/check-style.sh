@@ -1,0 +1,58 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The project's coding gates: checkpatch --strict on every C file and
+# patch, sparse on every module, kernel-doc on every exported or
+# non-static function.
+. "$(dirname "$0")/../lib/ktap.sh"
+. "$(dirname "$0")/../../tools/lib.sh"
+cd "$KFE_TOP"
+
+checkpatch=$KFE_SRC/scripts/checkpatch.pl
+c_files=$(git ls-files '*.c' '*.h')
+patches=$(sed "s|^|$KFE_TOP/patches/|" patches/series)
+
+ktap_begin kfe_style
+[ -n "$c_files" ] && [ -n "$patches" ] || ktap_result files_to_check 1 "no C file or patch is tracked"
+
+ktap_case checkpatch_strict_c_files \
+	perl "$checkpatch" --no-tree --strict --quiet --terse --show-types \
+	--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f $c_files
+
+# Patches are checked from the top of the kernel tree, as upstream does.
+checkpatch_patches() {
+	cd "$KFE_SRC" && perl scripts/checkpatch.pl --strict --quiet --terse $patches
+}
+ktap_case checkpatch_strict_patches checkpatch_patches
+
+sparse_clean() {
+	local out
+	out=$(make -s sparse 2>&1) || { echo "$out"; return 1; }
+	out=$(grep -E 'warning|error' <<<"$out")
+	[ -z "$out" ] || { echo "$out"; return 1; }
+}
+ktap_case sparse_clean sparse_clean
+
+# A non-static function defined at the start of a line must follow a
+# kernel-doc block directly, and kernel-doc must find nothing to warn about.
+kernel_doc_complete() {
+	local rc=0 f
+	for f in $(git ls-files '*.c'); do
+		awk -v f="$f" '
+			/^\/\*\*$/ { indoc = 1 }
+			/^ \*\/$/ { if (indoc) docend = NR; indoc = 0 }
+			/^[a-z_].*[a-z0-9_]\(/ && !/^static/ && !/;$/ && !/^(module_|MODULE_|EXPORT_|kunit_)/ {
+				if (docend != NR - 1 && docend != NR - 2) {
+					print f ":" NR ": " $0 ": no kernel-doc"; bad = 1
+				}
+			}
+			END { exit bad }
+		' "$f" || rc=1
+	done
+	perl "$KFE_SRC/scripts/kernel-doc" -none -Wall $(git ls-files '*.c' '*.h') 2>&1 |
+		grep . && rc=1
+	return $rc
+}
+ktap_case kernel_doc_complete kernel_doc_complete
+
+ktap_end

@@ -1,0 +1,53 @@
+# SPDX-License-Identifier: GPL-2.0
+# KTAP output for shell checks; sourced. Usage:
+#   ktap_begin SUITE
+#   ktap_case NAME COMMAND...      # passes if COMMAND succeeds
+#   ktap_result NAME OK [DIAG]     # OK is 0 (passed) or non-zero
+#   ktap_end                       # prints the document, returns 1 on failure
+_ktap_cases=()
+_ktap_suite=
+_ktap_failed=0
+
+ktap_begin() {
+	_ktap_suite=$1
+	_ktap_cases=()
+	_ktap_failed=0
+}
+
+ktap_result() {
+	local name=$1 ok=$2 diag=${3:-}
+	local line
+	if [ "$ok" -eq 0 ]; then
+		_ktap_cases+=("    ok $((${#_ktap_cases[@]} + 1)) $name")
+	else
+		_ktap_failed=1
+		line=""
+		while IFS= read -r d; do
+			line+="    # $d"$'\n'
+		done <<<"$diag"
+		_ktap_cases+=("${line}    not ok $((${#_ktap_cases[@]} + 1)) $name")
+	fi
+}
+
+ktap_case() {
+	local name=$1 out rc
+	shift
+	out=$("$@" 2>&1) && rc=0 || rc=$?
+	ktap_result "$name" "$rc" "$out"
+}
+
+ktap_end() {
+	local c failed=$_ktap_failed
+	printf 'KTAP version 1\n1..1\n    KTAP version 1\n    # Subtest: %s\n    1..%d\n' \
+		"$_ktap_suite" "${#_ktap_cases[@]}"
+	for c in "${_ktap_cases[@]}"; do
+		printf '%s\n' "$c"
+	done
+	[ ${#_ktap_cases[@]} -gt 0 ] || failed=1
+	if [ $failed -eq 0 ]; then
+		echo "ok 1 $_ktap_suite"
+	else
+		echo "not ok 1 $_ktap_suite"
+	fi
+	return $failed
+}
