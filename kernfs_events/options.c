@@ -19,7 +19,9 @@
 #include "internal.h"
 #include "kernfs_events.h"
 
-struct kfe_options kfe_opts;	/* kfe_fs_init() sets the defaults */
+/* The options in effect; the defaults are set when the module loads. */
+struct kfe_options kfe_opts;
+/* Writers apply options; readers build directories or measure files. */
 DECLARE_RWSEM(kfe_options_rwsem);
 
 enum { KFE_PARAM_UID, KFE_PARAM_GID, KFE_PARAM_MODE, KFE_PARAM_SIZE };
