@@ -42,6 +42,13 @@ struct kfe_dir {
 	struct kernfs_node	*files[] __counted_by(nr_entries);
 };
 
+/*
+ * One lockdep class for the active references of every file, so that
+ * lockdep sees an operation's locks nest inside it and reports a
+ * removal made under one of them.
+ */
+static struct lock_class_key kfe_active_key;
+
 /* Protects the links between kfe_dirs, not the kernfs nodes. */
 static DEFINE_MUTEX(kfe_tree_lock);
 static LIST_HEAD(kfe_roots);
@@ -90,7 +97,7 @@ static int kfe_dir_populate(struct kfe_dir *dir)
 		kn = __kernfs_create_file(dir->kn, entry->name,
 					  S_IFREG | (mode & S_IALLUGO),
 					  kfe_opts.uid, kfe_opts.gid, 0, ops,
-					  data, NULL, NULL);
+					  data, NULL, &kfe_active_key);
 		if (IS_ERR(kn))
 			return PTR_ERR(kn);
 		dir->files[i] = kn;
