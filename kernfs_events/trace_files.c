@@ -22,7 +22,8 @@
 
 /*
  * A write can change what other files of the same directory show (a
- * trigger changes enable and hist): measure them all again.
+ * trigger changes enable and hist), and a failed one too (a filter
+ * with a syntax error shows the error): measure them all again.
  */
 static void kfe_trace_dir_changed(struct kernfs_node *kn,
 				  const struct kfe_entry *entries, int nr)
@@ -65,9 +66,7 @@ static ssize_t kfe_event_write(struct kernfs_open_file *of, char *buf,
 	ssize_t ret;
 
 	ret = trace_events_fs_event_write(ev->file, of->kn->name, buf, bytes);
-	if (ret > 0)
-		kfe_trace_dir_changed(of->kn, kfe_event_entries,
-				      kfe_nr_event_entries);
+	kfe_trace_dir_changed(of->kn, kfe_event_entries, kfe_nr_event_entries);
 	return ret;
 }
 

@@ -33,6 +33,7 @@ PROBE = "kfe_probe"
 PROBE_DEF = f"p:{PROBE} do_sys_openat2"
 
 s = Suite("kfe_trace_mirror")
+kprobe_events = os.path.join(TRACEFS, "kprobe_events")
 
 
 def tree(top):
@@ -52,10 +53,10 @@ def read(path):
         return f.read()
 
 
-def write(path, data):
+def write(path, data, flags=os.O_TRUNC):
     """Write DATA in one write(); return 0 or the errno."""
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_TRUNC)
+        fd = os.open(path, os.O_WRONLY | flags)
     except OSError as e:
         return e.errno
     try:
@@ -65,6 +66,11 @@ def write(path, data):
         return e.errno
     finally:
         os.close(fd)
+
+
+def delete_probe():
+    """Delete the kprobe event (appending, as >> does); 0 or the errno."""
+    return write(kprobe_events, f"-:{PROBE}\n", os.O_APPEND)
 
 
 def settle(cond, timeout=120):
@@ -144,20 +150,26 @@ write(their_en, "0")
 s.check_eq("bad_enable_value_same_errno", write(ours_en, "2"),
            write(their_en, "2"))
 
-# 4. A filter syntax error: same errno, nothing changes.
+# 4. A filter syntax error: the same errno, and the same state as the
+# same write to tracefs leaves (the filter off, the error shown).
 ours_f, their_f = (os.path.join(d, ev, "filter") for d in (events, tevents))
-before = read(their_f)
-err_ours, err_theirs = write(ours_f, "prev_pid =="), write(their_f, "prev_pid ==")
+BAD = "prev_pid =="
+err_ours = write(ours_f, BAD)
+after_ours, ours_view = read(their_f), read(ours_f)
+write(their_f, "0")
+err_theirs = write(their_f, BAD)
+after_theirs = read(their_f)
+write(their_f, "0")
 s.check("filter_syntax_error_same_errno", err_ours and err_ours == err_theirs,
         f"ours {err_ours}, tracefs {err_theirs}")
-s.check_eq("filter_error_changes_nothing", read(their_f), before)
+s.check_eq("filter_error_same_state_as_tracefs", after_ours, after_theirs)
+s.check_eq("filter_error_same_bytes_through_ours", ours_view, after_ours)
 s.check_eq("good_filter_through_ours", write(ours_f, "prev_pid == 1"), 0)
 s.check_eq("good_filter_seen_in_tracefs", read(their_f), b"prev_pid == 1\n")
 write(ours_f, "0")
 s.check_eq("filter_cleared", read(their_f), b"none\n")
 
 # 5. kprobe events come and go; a held enable fd gets -ENODEV.
-kprobe_events = os.path.join(TRACEFS, "kprobe_events")
 probe = os.path.join(events, "kprobes", PROBE)
 s.check_eq("kprobe_created", write(kprobe_events, PROBE_DEF), 0)
 s.check("kprobe_dir_appears", settle(lambda: os.path.isdir(probe)))
@@ -165,8 +177,7 @@ s.check("kprobe_format_identical", os.path.exists(probe) and
         read(os.path.join(probe, "format")) ==
         read(os.path.join(tevents, "kprobes", PROBE, "format")))
 held = os.open(os.path.join(probe, "enable"), os.O_WRONLY)
-with open(kprobe_events, "a") as f:
-    f.write(f"-:{PROBE}\n")
+s.check_eq("kprobe_deleted", delete_probe(), 0)
 s.check("kprobe_dir_disappears", settle(lambda: not os.path.exists(probe)))
 try:
     os.write(held, b"1")
@@ -211,12 +222,7 @@ def stress(seconds=8):
             settle(lambda: os.path.isdir(probe), 5)
             time.sleep(0.05)
             write(os.path.join(TRACEFS, "events", "kprobes", PROBE, "enable"), "0")
-            with open(kprobe_events, "a") as f:
-                try:
-                    f.write(f"-:{PROBE}\n")
-                    f.flush()
-                except OSError:
-                    pass
+            delete_probe()
             cycles += 1
     th.join()
     write(kprobe_events, "")
@@ -227,6 +233,28 @@ def stress(seconds=8):
 
 
 s.run("concurrent_enable_and_kprobe_removal", stress)
+
+
+def lockdep_edges():
+    """{class name: names of the classes lockdep saw taken inside it}."""
+    edges, cur = {}, None
+    with open("/proc/lockdep") as f:
+        for line in f:
+            if line.startswith(" -> "):
+                edges[cur].add(line.split("] ", 1)[1].strip())
+            elif ": " in line and not line.startswith(" "):
+                cur = line.rsplit(": ", 1)[1].strip()
+                edges.setdefault(cur, set())
+    return edges
+
+
+# The stress proves something only if lockdep tracks our active
+# references: it must have seen event_mutex taken inside one, so that a
+# removal under event_mutex would close a cycle it reports.
+edges = lockdep_edges()
+s.check("lockdep_saw_event_mutex_inside_active_ref",
+        any(n.startswith("kn->active") and "event_mutex" in deps
+            for n, deps in edges.items()))
 s.check("stress_leaves_no_probe",
         settle(lambda: not os.path.exists(os.path.join(events, "kprobes"))))
 
