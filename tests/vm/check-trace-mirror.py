@@ -189,6 +189,19 @@ os.close(held)
 s.check("kprobes_system_disappears",
         settle(lambda: not os.path.exists(os.path.join(events, "kprobes"))))
 
+# A synthetic event, another kind of dynamic event.
+synth = os.path.join(events, "synthetic", "kfe_synth")
+synthetic_events = os.path.join(TRACEFS, "synthetic_events")
+s.check_eq("synthetic_created", write(synthetic_events, "kfe_synth u64 lat"), 0)
+s.check("synthetic_dir_appears", settle(lambda: os.path.isdir(synth)))
+s.check("synthetic_format_identical", os.path.isdir(synth) and
+        read(os.path.join(synth, "format")) ==
+        read(os.path.join(tevents, "synthetic", "kfe_synth", "format")))
+s.check_eq("synthetic_deleted",
+           write(synthetic_events, "!kfe_synth\n", os.O_APPEND), 0)
+s.check("synthetic_dir_disappears",
+        settle(lambda: not os.path.exists(os.path.dirname(synth))))
+
 # 6. A module's events come and go with it.
 ko = os.path.join(TOP, "tests", "trace_module", "kfe_trace_event.ko")
 mod_dir = os.path.join(events, "kfe_test", "kfe_test_hello")
