@@ -14,9 +14,12 @@
  */
 #include <linux/fs.h>
 #include <linux/kernfs.h>
+#include <linux/rwsem.h>
 #include <linux/seq_file.h>
+#include <linux/string.h>
 #include <linux/tracefs.h>
 
+#include "internal.h"
 #include "kernfs_events.h"
 #include "trace.h"
 
@@ -111,13 +114,32 @@ static int kfe_trace_dir_seq_show(struct seq_file *sf, void *v)
 	return trace_events_fs_dir_show(td->tr, td->system, of->kn->name, sf);
 }
 
+/*
+ * A system's filter sets the filter of each of its events, in other
+ * directories: under size=exact, measure every file again. Other writes
+ * here change only enable files, between "0" and "1", of the same size.
+ * No directory is built or removed during the walk, and no lock that
+ * the removal of this file waits for is taken.
+ */
+static void kfe_trace_tree_changed(void)
+{
+	down_write(&kfe_options_rwsem);
+	if (kfe_opts.size == KFE_SIZE_EXACT)
+		kfe_walk_nodes(kfe_size_refresh, NULL);
+	up_write(&kfe_options_rwsem);
+}
+
 static ssize_t kfe_trace_dir_write(struct kernfs_open_file *of, char *buf,
 				   size_t bytes, loff_t off)
 {
 	struct kfe_trace_dir *td = of->kn->priv;
+	ssize_t ret;
 
-	return trace_events_fs_dir_write(td->tr, td->system, of->kn->name,
-					 buf, bytes);
+	ret = trace_events_fs_dir_write(td->tr, td->system, of->kn->name,
+					buf, bytes);
+	if (!strcmp(of->kn->name, "filter"))
+		kfe_trace_tree_changed();
+	return ret;
 }
 
 static const struct kernfs_ops kfe_trace_dir_ops = {

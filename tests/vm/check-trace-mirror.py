@@ -169,6 +169,17 @@ s.check_eq("good_filter_seen_in_tracefs", read(their_f), b"prev_pid == 1\n")
 write(ours_f, "0")
 s.check_eq("filter_cleared", read(their_f), b"none\n")
 
+# A system filter sets its events' filters: their sizes follow.
+sys_f = os.path.join(events, "sched", "filter")
+s.check_eq("system_filter_through_ours", write(sys_f, "common_pid == 1"), 0)
+s.check_eq("system_filter_seen_in_tracefs_event",
+           read(their_f), b"common_pid == 1\n")
+s.check_eq("event_filter_size_follows_system_filter",
+           os.stat(ours_f).st_size, len(read(their_f)))
+write(sys_f, "0")
+s.check_eq("event_filter_size_after_clearing",
+           os.stat(ours_f).st_size, len(read(their_f)))
+
 # 5. kprobe events come and go; a held enable fd gets -ENODEV.
 probe = os.path.join(events, "kprobes", PROBE)
 s.check_eq("kprobe_created", write(kprobe_events, PROBE_DEF), 0)
