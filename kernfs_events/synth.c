@@ -14,8 +14,8 @@
  *   enable  0640  "0" or "1"; writing anything else fails with EINVAL
  *   filter  0640  a printable string, "none" by default; its length
  *                 changes, so size=exact must follow it
- *   format  0440  a description that names the event and its id
- *   id      0440  the event's number
+ *   format  0440  a description that names the event and its number
+ *   id      0440  the number of the event
  *   hist    0440  counts its own reads: volatile content
  *   inject  0200  write-only
  */
@@ -316,7 +316,7 @@ static int synth_add(const char *system, const char *event)
 			      GFP_KERNEL);
 		if (!sys)
 			return -ENOMEM;
-		strcpy(sys->name, system);
+		strscpy(sys->name, system, strlen(system) + 1);
 		INIT_LIST_HEAD(&sys->events);
 		sys->dir = kfe_create_dir(sys->name, synth_root, NULL, 0, sys);
 		if (IS_ERR(sys->dir)) {
@@ -336,7 +336,7 @@ static int synth_add(const char *system, const char *event)
 		ret = -ENOMEM;
 		goto out_sys;
 	}
-	strcpy(ev->name, event);
+	strscpy(ev->name, event, strlen(event) + 1);
 	mutex_init(&ev->lock);
 	ev->id = synth_next_id;
 	ev->dir = kfe_create_dir(ev->name, sys->dir, synth_entries,
