@@ -26,7 +26,7 @@ sys.exit(0 if ok else ctypes.get_errno())' "$KFE_MNT" "$1"
 
 ktap_begin kfe_mount_options
 rmmod kfe_synth 2>/dev/null
-insmod "$KFE_TOP/kfe_synth.ko" nr_systems=2 nr_events=3 || ktap_result synth_loads 1
+insmod "$KFE_TOP/kfe_synth.ko" nr_systems=1 nr_events=2 || ktap_result synth_loads 1
 
 defaults_shown() {
 	[ "$(stat -c %a "$KFE_MNT")" = 755 ] &&
