@@ -2,8 +2,19 @@
 /*
  * kernfs_events: the trace-event hierarchy served from kernfs nodes.
  *
- * The interface that other modules (the KUnit suites, event sources)
- * call.
+ * The interface that other modules (event sources, the KUnit suites)
+ * call. It is modelled on eventfs's: a directory is described by a
+ * static table of entries, and a callback decides for each entry whether
+ * the file exists, its mode, its kernfs_ops and its private data.
+ *
+ * Unlike eventfs, every file is a real kernfs_node, created when its
+ * directory is created. A directory and all its files are built while
+ * deactivated and appear together with one kernfs_activate(), so no
+ * reader ever sees half a directory. Removal drains the operations in
+ * flight (kernfs_remove()); files still open then return -ENODEV.
+ *
+ * Documentation/kernfs_events/core.rst describes the model, the size
+ * policies and the locking rules.
  */
 #ifndef KERNFS_EVENTS_H
 #define KERNFS_EVENTS_H
@@ -11,8 +22,56 @@
 #include <linux/kernfs.h>
 
 struct file_system_type;
+struct kfe_dir;
+
+/**
+ * typedef kfe_entry_callback - decide whether and how an entry exists
+ * @name: the entry's name, from its &struct kfe_entry
+ * @mode: in: 0444; out: the file's permission bits (S_IFREG is added)
+ * @data: in: the directory's data; out: the file's kernfs_node priv
+ * @ops: out: the file's kernfs_ops; must be set when returning > 0
+ *
+ * Called once per entry while the directory is being built, before it
+ * is visible. It may sleep, and must not call this API.
+ *
+ * Return: > 0 to create the file, 0 to leave it out, or a negative errno
+ * to fail the whole directory's creation.
+ */
+typedef int (*kfe_entry_callback)(const char *name, umode_t *mode,
+				  void **data, const struct kernfs_ops **ops);
+
+/*
+ * The entry's content may change without this filesystem knowing (a
+ * counter, a histogram): its exact length can never be known, so under
+ * size=exact it reports PAGE_SIZE, as under size=page.
+ */
+#define KFE_ENTRY_VOLATILE	0x1
+
+/**
+ * struct kfe_entry - one file a directory may contain
+ * @name: the file's name; must stay valid while the directory exists
+ * @callback: decides whether the file exists, and its mode, ops and data
+ * @flags: KFE_ENTRY_* flags
+ */
+struct kfe_entry {
+	const char		*name;
+	kfe_entry_callback	callback;
+	unsigned int		flags;
+};
 
 struct kernfs_node *kfe_root_node(void);
 struct file_system_type *kfe_filesystem(void);
+
+struct kfe_dir *kfe_create_events_root(const char *name,
+				       struct kernfs_node *parent,
+				       const struct kfe_entry *entries,
+				       int nr_entries, void *data);
+struct kfe_dir *kfe_create_dir(const char *name, struct kfe_dir *parent,
+			       const struct kfe_entry *entries,
+			       int nr_entries, void *data);
+void kfe_remove_dir(struct kfe_dir *dir);
+struct kernfs_node *kfe_dir_node(struct kfe_dir *dir);
+struct kernfs_node *kfe_dir_file(struct kfe_dir *dir, const char *name);
+void kfe_file_changed(struct kernfs_node *kn);
 
 #endif /* KERNFS_EVENTS_H */

@@ -5,14 +5,24 @@
 #include <linux/module.h>
 
 #include "internal.h"
+#include "trace.h"
 
 static int __init kfe_init(void)
 {
-	return kfe_fs_init();
+	int ret;
+
+	ret = kfe_fs_init();
+	if (ret)
+		return ret;
+	ret = kfe_trace_init();
+	if (ret)
+		kfe_fs_exit();
+	return ret;
 }
 
 static void __exit kfe_exit(void)
 {
+	kfe_trace_exit();
 	kfe_fs_exit();
 }
 

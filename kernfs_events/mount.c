@@ -14,6 +14,11 @@
 
 static struct kernfs_root *kfe_root;
 
+/* The one superblock while any mount exists, for updating live inodes. */
+struct super_block *kfe_sb;
+/* Keeps kfe_sb from going away while a live inode's size is updated. */
+DEFINE_MUTEX(kfe_sb_lock);
+
 /**
  * kfe_root_node - the directory at the top of every kernfs_events mount
  *
@@ -38,40 +43,89 @@ struct file_system_type *kfe_filesystem(void)
 }
 EXPORT_SYMBOL_GPL(kfe_filesystem);
 
+/*
+ * The options are applied before kernfs_get_tree(), which cannot be
+ * undone once it succeeds; whether the superblock will be new is known
+ * from kfe_sb.
+ */
+static int kfe_get_tree(struct fs_context *fc)
+{
+	struct kfe_fs_context *ctx = fc->fs_private;
+	bool new_sb;
+	int ret;
+
+	mutex_lock(&kfe_sb_lock);
+	new_sb = !kfe_sb;
+	mutex_unlock(&kfe_sb_lock);
+
+	ret = kfe_apply_options(ctx, new_sb);
+	if (ret)
+		return ret;
+	ret = kernfs_get_tree(fc);
+	if (ret)
+		return ret;
+
+	mutex_lock(&kfe_sb_lock);
+	kfe_sb = fc->root->d_sb;
+	mutex_unlock(&kfe_sb_lock);
+	return 0;
+}
+
+static int kfe_reconfigure(struct fs_context *fc)
+{
+	return kfe_apply_options(fc->fs_private, false);
+}
+
 static void kfe_fs_context_free(struct fs_context *fc)
 {
-	struct kernfs_fs_context *kfc = fc->fs_private;
+	struct kfe_fs_context *ctx = fc->fs_private;
 
 	kernfs_free_fs_context(fc);
-	kfree(kfc);
+	kfree(ctx);
 }
 
 static const struct fs_context_operations kfe_fs_context_ops = {
-	.get_tree	= kernfs_get_tree,
+	.parse_param	= kfe_parse_param,
+	.get_tree	= kfe_get_tree,
+	.reconfigure	= kfe_reconfigure,
 	.free		= kfe_fs_context_free,
 };
 
 static int kfe_init_fs_context(struct fs_context *fc)
 {
-	struct kernfs_fs_context *kfc;
+	struct kfe_fs_context *ctx;
 
-	kfc = kzalloc(sizeof(*kfc), GFP_KERNEL);
-	if (!kfc)
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
 		return -ENOMEM;
 
-	kfc->root = kfe_root;
-	kfc->magic = KFE_MAGIC;
-	fc->fs_private = kfc;
+	ctx->kfc.root = kfe_root;
+	ctx->kfc.magic = KFE_MAGIC;
+	kfe_options_init(&ctx->opts);
+	fc->fs_private = ctx;
 	fc->ops = &kfe_fs_context_ops;
 	fc->global = true;
 	return 0;
+}
+
+static void kfe_kill_sb(struct super_block *sb)
+{
+	mutex_lock(&kfe_sb_lock);
+	kfe_sb = NULL;
+	mutex_unlock(&kfe_sb_lock);
+	kernfs_kill_sb(sb);
 }
 
 struct file_system_type kfe_fs_type = {
 	.owner			= THIS_MODULE,
 	.name			= "kernfs_events",
 	.init_fs_context	= kfe_init_fs_context,
-	.kill_sb		= kernfs_kill_sb,
+	.parameters		= kfe_fs_parameters,
+	.kill_sb		= kfe_kill_sb,
+};
+
+static struct kernfs_syscall_ops kfe_syscall_ops = {
+	.show_options	= kfe_show_options,
 };
 
 /**
@@ -83,7 +137,9 @@ int kfe_fs_init(void)
 {
 	int ret;
 
-	kfe_root = kernfs_create_root(NULL, KERNFS_ROOT_CREATE_DEACTIVATED |
+	kfe_options_init(&kfe_opts);
+	kfe_root = kernfs_create_root(&kfe_syscall_ops,
+				      KERNFS_ROOT_CREATE_DEACTIVATED |
 				      KERNFS_ROOT_EXTRA_OPEN_PERM_CHECK, NULL);
 	if (IS_ERR(kfe_root))
 		return PTR_ERR(kfe_root);

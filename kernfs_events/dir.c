@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Event directories built from a static table of entries.
+ *
+ * A directory and its files are created while deactivated (the root has
+ * KERNFS_ROOT_CREATE_DEACTIVATED) and shown with one kernfs_activate(),
+ * so a reader sees all of a directory or nothing of it. Each directory
+ * is a &struct kfe_dir, the kernfs_node's priv, that remembers its table
+ * and its file nodes so that mount options can be applied again to every
+ * node: kernfs offers no walk of its tree to a module.
+ */
+#include <linux/kernfs.h>
+#include <linux/list.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/overflow.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "internal.h"
+#include "kernfs_events.h"
+
+/**
+ * struct kfe_dir - an event directory
+ * @kn: its kernfs node
+ * @parent: the directory above, or NULL for an events root
+ * @children: the directories below, on their @sibling
+ * @sibling: entry in the parent's @children, or in kfe_roots
+ * @entries: the table the files were built from
+ * @nr_entries: its length
+ * @data: the data passed to each entry's callback
+ * @files: the node of each entry, or NULL if its callback left it out
+ */
+struct kfe_dir {
+	struct kernfs_node	*kn;
+	struct kfe_dir		*parent;
+	struct list_head	children;
+	struct list_head	sibling;
+	const struct kfe_entry	*entries;
+	int			nr_entries;
+	void			*data;
+	struct kernfs_node	*files[] __counted_by(nr_entries);
+};
+
+/*
+ * One lockdep class for the active references of every file, so that
+ * lockdep sees an operation's locks nest inside it and reports a
+ * removal made under one of them.
+ */
+static struct lock_class_key kfe_active_key;
+
+/* Protects the links between kfe_dirs, not the kernfs nodes. */
+static DEFINE_MUTEX(kfe_tree_lock);
+static LIST_HEAD(kfe_roots);
+
+static int kfe_check_name(const char *name)
+{
+	size_t len = strnlen(name, NAME_MAX + 1);
+
+	if (!len || strchr(name, '/') || !strcmp(name, ".") ||
+	    !strcmp(name, ".."))
+		return -EINVAL;
+	if (len > NAME_MAX)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/*
+ * Create the files of @dir, still deactivated. All of a directory's
+ * children are made here, in one call, so that this can later run lazily
+ * on first lookup instead of at creation. Called with kfe_options_rwsem
+ * held for reading; on error the caller removes @dir->kn and with it the
+ * files made so far.
+ */
+static int kfe_dir_populate(struct kfe_dir *dir)
+{
+	int i, ret;
+
+	for (i = 0; i < dir->nr_entries; i++) {
+		const struct kfe_entry *entry = &dir->entries[i];
+		const struct kernfs_ops *ops = NULL;
+		void *data = dir->data;
+		umode_t mode = 0444;
+		struct kernfs_node *kn;
+
+		ret = kfe_check_name(entry->name);
+		if (ret)
+			return ret;
+		ret = entry->callback(entry->name, &mode, &data, &ops);
+		if (ret < 0)
+			return ret;
+		if (!ret)
+			continue;
+		if (!ops)
+			return -EINVAL;
+
+		kn = __kernfs_create_file(dir->kn, entry->name,
+					  S_IFREG | (mode & S_IALLUGO),
+					  kfe_opts.uid, kfe_opts.gid, 0, ops,
+					  data, NULL, &kfe_active_key);
+		if (IS_ERR(kn))
+			return PTR_ERR(kn);
+		dir->files[i] = kn;
+
+		ret = kfe_size_init(kn, entry);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static struct kfe_dir *kfe_dir_create(const char *name,
+				      struct kernfs_node *parent_kn,
+				      struct kfe_dir *parent,
+				      const struct kfe_entry *entries,
+				      int nr_entries, void *data)
+{
+	struct kernfs_node *kn;
+	struct kfe_dir *dir;
+	int ret;
+
+	if (nr_entries < 0 || (nr_entries && !entries))
+		return ERR_PTR(-EINVAL);
+	ret = kfe_check_name(name);
+	if (ret)
+		return ERR_PTR(ret);
+
+	dir = kzalloc(struct_size(dir, files, nr_entries), GFP_KERNEL);
+	if (!dir)
+		return ERR_PTR(-ENOMEM);
+	dir->nr_entries = nr_entries;
+	dir->entries = entries;
+	dir->data = data;
+	dir->parent = parent;
+	INIT_LIST_HEAD(&dir->children);
+
+	/* A remount waits until the directory is built and linked. */
+	down_read(&kfe_options_rwsem);
+	kn = kernfs_create_dir_ns(parent_kn, name, 0755, kfe_opts.uid,
+				  kfe_opts.gid, dir, NULL);
+	if (IS_ERR(kn)) {
+		ret = PTR_ERR(kn);
+		goto out_free;
+	}
+	dir->kn = kn;
+
+	ret = kfe_dir_populate(dir);
+	if (ret)
+		goto out_remove;
+
+	mutex_lock(&kfe_tree_lock);
+	list_add_tail(&dir->sibling, parent ? &parent->children : &kfe_roots);
+	mutex_unlock(&kfe_tree_lock);
+	up_read(&kfe_options_rwsem);
+
+	kernfs_activate(kn);
+	return dir;
+
+out_remove:
+	/* Never activated: no reader saw it, no operation can be in flight. */
+	kernfs_remove(kn);
+out_free:
+	up_read(&kfe_options_rwsem);
+	kfree(dir);
+	return ERR_PTR(ret);
+}
+
+/**
+ * kfe_create_events_root - create the top directory of an event tree
+ * @name: the directory's name
+ * @parent: the kernfs directory to create it in; NULL for the top of the
+ *	kernfs_events mount, kfe_root_node()
+ * @entries: the files it may contain; must outlive the directory
+ * @nr_entries: the number of @entries
+ * @data: passed to each entry's callback
+ *
+ * Like kfe_create_dir(), for a directory that has no &struct kfe_dir
+ * above it. Mount options apply to this directory and everything created
+ * below it with kfe_create_dir().
+ *
+ * Return: the directory, or an ERR_PTR(): -EINVAL for a bad name or
+ * table, -ENAMETOOLONG for a name longer than NAME_MAX, -EEXIST if
+ * @parent already has a node of that name, -ENOMEM, or a callback's
+ * error. On error nothing was created and nothing was ever visible.
+ */
+struct kfe_dir *kfe_create_events_root(const char *name,
+				       struct kernfs_node *parent,
+				       const struct kfe_entry *entries,
+				       int nr_entries, void *data)
+{
+	return kfe_dir_create(name, parent ?: kfe_root_node(), NULL, entries,
+			      nr_entries, data);
+}
+EXPORT_SYMBOL_GPL(kfe_create_events_root);
+
+/**
+ * kfe_create_dir - create a directory and its files, atomically visible
+ * @name: the directory's name
+ * @parent: the directory to create it in
+ * @entries: the files it may contain; must outlive the directory
+ * @nr_entries: the number of @entries
+ * @data: passed to each entry's callback
+ *
+ * Builds the directory and, for each entry whose callback returns > 0, a
+ * file with the callback's mode, kernfs_ops and data (the node's priv,
+ * which the ops find in of->kn->priv). Nothing is visible until all of
+ * it is built; then one kernfs_activate() shows it. Sizes follow the
+ * mount's size= policy; owners follow uid= and gid=.
+ *
+ * Callbacks and the size measurement run in the caller's context, which
+ * may sleep. The caller keeps @parent alive for the duration of the call.
+ *
+ * Return: the directory, or an ERR_PTR() as for kfe_create_events_root().
+ */
+struct kfe_dir *kfe_create_dir(const char *name, struct kfe_dir *parent,
+			       const struct kfe_entry *entries,
+			       int nr_entries, void *data)
+{
+	if (!parent)
+		return ERR_PTR(-EINVAL);
+	return kfe_dir_create(name, parent->kn, parent, entries, nr_entries,
+			      data);
+}
+EXPORT_SYMBOL_GPL(kfe_create_dir);
+
+/* Free @top and every directory below it, children first. */
+static void kfe_dir_free(struct kfe_dir *top)
+{
+	struct kfe_dir *dir = top;
+
+	for (;;) {
+		struct kfe_dir *child, *parent = dir->parent;
+
+		child = list_first_entry_or_null(&dir->children,
+						 struct kfe_dir, sibling);
+		if (child) {
+			dir = child;
+			continue;
+		}
+		if (dir == top) {
+			kfree(dir);
+			return;
+		}
+		list_del(&dir->sibling);
+		kfree(dir);
+		dir = parent;
+	}
+}
+
+/**
+ * kfe_remove_dir - remove a directory, its files and its subdirectories
+ * @dir: the directory; NULL or an ERR_PTR() is ignored
+ *
+ * kernfs_remove() hides the whole subtree at once, waits for every
+ * operation in flight on its nodes and releases their open files, which
+ * return -ENODEV from then on. When this returns no kernfs_ops of the
+ * subtree is running or will run, so the caller may free the data it
+ * gave the callbacks. @dir and the directories below it are freed.
+ *
+ * Must not be called with a lock that those ops take, nor from an op of
+ * a file inside @dir.
+ */
+void kfe_remove_dir(struct kfe_dir *dir)
+{
+	if (IS_ERR_OR_NULL(dir))
+		return;
+
+	mutex_lock(&kfe_tree_lock);
+	list_del(&dir->sibling);
+	mutex_unlock(&kfe_tree_lock);
+
+	kernfs_remove(dir->kn);
+	kfe_dir_free(dir);
+}
+EXPORT_SYMBOL_GPL(kfe_remove_dir);
+
+/**
+ * kfe_dir_node - the kernfs node of a directory
+ * @dir: the directory
+ *
+ * Return: the node, valid until kfe_remove_dir().
+ */
+struct kernfs_node *kfe_dir_node(struct kfe_dir *dir)
+{
+	return dir->kn;
+}
+EXPORT_SYMBOL_GPL(kfe_dir_node);
+
+/**
+ * kfe_dir_file - the node of one of a directory's files
+ * @dir: the directory
+ * @name: the entry's name
+ *
+ * Return: the file's node, valid until kfe_remove_dir(), or NULL if the
+ * table has no such entry or its callback left it out.
+ */
+struct kernfs_node *kfe_dir_file(struct kfe_dir *dir, const char *name)
+{
+	int i;
+
+	for (i = 0; i < dir->nr_entries; i++)
+		if (dir->files[i] && !strcmp(dir->entries[i].name, name))
+			return dir->files[i];
+	return NULL;
+}
+EXPORT_SYMBOL_GPL(kfe_dir_file);
+
+/**
+ * kfe_file_entry - the table entry a file was created from
+ * @kn: a file created by kfe_create_dir() or kfe_create_events_root()
+ *
+ * The caller keeps the file's directory alive.
+ *
+ * Return: the entry, or NULL if @kn is not in the directory's table.
+ */
+const struct kfe_entry *kfe_file_entry(struct kernfs_node *kn)
+{
+	struct kfe_dir *dir = kn->parent ? kn->parent->priv : NULL;
+	int i;
+
+	if (!dir)
+		return NULL;
+	for (i = 0; i < dir->nr_entries; i++)
+		if (dir->files[i] == kn)
+			return &dir->entries[i];
+	return NULL;
+}
+
+/* The next directory after @pos in a pre-order walk of @top's subtree. */
+static struct kfe_dir *kfe_dir_next(struct kfe_dir *pos, struct kfe_dir *top)
+{
+	if (!list_empty(&pos->children))
+		return list_first_entry(&pos->children, struct kfe_dir, sibling);
+	for (; pos != top; pos = pos->parent)
+		if (!list_is_last(&pos->sibling, &pos->parent->children))
+			return list_next_entry(pos, sibling);
+	return NULL;
+}
+
+/**
+ * kfe_walk_nodes - call a function on every node of every event tree
+ * @fn: called with each directory (entry NULL) and each file (its entry)
+ * @arg: passed to @fn
+ *
+ * Called with kfe_options_rwsem held for writing, so no directory is
+ * being built; kfe_tree_lock keeps removals out during the walk.
+ *
+ * Return: 0, or the first error of @fn, which stops the walk.
+ */
+int kfe_walk_nodes(kfe_node_fn_t fn, void *arg)
+{
+	struct kfe_dir *root, *dir;
+	int i, ret = 0;
+
+	mutex_lock(&kfe_tree_lock);
+	list_for_each_entry(root, &kfe_roots, sibling) {
+		for (dir = root; dir; dir = kfe_dir_next(dir, root)) {
+			ret = fn(dir->kn, NULL, arg);
+			for (i = 0; !ret && i < dir->nr_entries; i++)
+				if (dir->files[i])
+					ret = fn(dir->files[i],
+						 &dir->entries[i], arg);
+			if (ret)
+				goto out;
+		}
+	}
+out:
+	mutex_unlock(&kfe_tree_lock);
+	return ret;
+}

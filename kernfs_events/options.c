@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Mount options: uid=, gid= and mode= with tracefs's meaning, and size=.
+ *
+ * kernfs has one superblock per root, so every mount of kernfs_events
+ * shares one superblock and one set of options, as tracefs does. The
+ * first mount (a new superblock) applies every option, the defaults for
+ * those not given; a remount, or a second mount while one exists,
+ * applies only the options it gives. Options are parsed into the
+ * fs_context first and applied only once all of them are valid, so a
+ * bad option changes nothing.
+ */
+#include <linux/fs.h>
+#include <linux/fs_context.h>
+#include <linux/fs_parser.h>
+#include <linux/kernfs.h>
+#include <linux/seq_file.h>
+
+#include "internal.h"
+#include "kernfs_events.h"
+
+/* The options in effect; the defaults are set when the module loads. */
+struct kfe_options kfe_opts;
+/* Writers apply options; readers build directories or measure files. */
+DECLARE_RWSEM(kfe_options_rwsem);
+
+enum { KFE_PARAM_UID, KFE_PARAM_GID, KFE_PARAM_MODE, KFE_PARAM_SIZE };
+
+static const struct constant_table kfe_size_names[] = {
+	{ "exact",	KFE_SIZE_EXACT },
+	{ "page",	KFE_SIZE_PAGE },
+	{ "zero",	KFE_SIZE_ZERO },
+	{}
+};
+
+const struct fs_parameter_spec kfe_fs_parameters[] = {
+	fsparam_u32("uid",		KFE_PARAM_UID),
+	fsparam_u32("gid",		KFE_PARAM_GID),
+	fsparam_u32oct("mode",		KFE_PARAM_MODE),
+	fsparam_enum("size",		KFE_PARAM_SIZE, kfe_size_names),
+	{}
+};
+
+/**
+ * kfe_options_init - the default options
+ * @opts: filled with root ownership, mode 0755 and size=exact
+ */
+void kfe_options_init(struct kfe_options *opts)
+{
+	opts->uid = GLOBAL_ROOT_UID;
+	opts->gid = GLOBAL_ROOT_GID;
+	opts->mode = KFE_DEFAULT_MODE;
+	opts->size = KFE_SIZE_EXACT;
+}
+
+/**
+ * kfe_parse_param - parse one mount option into the fs_context
+ * @fc: the mount or remount's context
+ * @param: the option
+ *
+ * Return: 0; -ENOPARAM for an option that is not ours, so that the VFS
+ * handles "source" and reports any other; -EINVAL with a message in the
+ * fs_context log for a bad value.
+ */
+int kfe_parse_param(struct fs_context *fc, struct fs_parameter *param)
+{
+	struct kfe_fs_context *ctx = fc->fs_private;
+	struct fs_parse_result result;
+	kuid_t uid;
+	kgid_t gid;
+	int opt;
+
+	opt = fs_parse(fc, kfe_fs_parameters, param, &result);
+	if (opt < 0)
+		return opt;
+
+	switch (opt) {
+	case KFE_PARAM_UID:
+		uid = make_kuid(current_user_ns(), result.uint_32);
+		if (!uid_valid(uid))
+			return invalfc(fc, "Invalid uid '%s'", param->string);
+		ctx->opts.uid = uid;
+		ctx->given |= KFE_OPT_UID;
+		break;
+	case KFE_PARAM_GID:
+		gid = make_kgid(current_user_ns(), result.uint_32);
+		if (!gid_valid(gid))
+			return invalfc(fc, "Invalid gid '%s'", param->string);
+		ctx->opts.gid = gid;
+		ctx->given |= KFE_OPT_GID;
+		break;
+	case KFE_PARAM_MODE:
+		if (result.uint_32 & ~S_IALLUGO)
+			return invalfc(fc, "Invalid mode '%s'", param->string);
+		ctx->opts.mode = result.uint_32;
+		ctx->given |= KFE_OPT_MODE;
+		break;
+	case KFE_PARAM_SIZE:
+		ctx->opts.size = result.uint_32;
+		ctx->given |= KFE_OPT_SIZE;
+		break;
+	}
+	return 0;
+}
+
+/*
+ * Set the owner in @arg (an iattr with ATTR_UID and/or ATTR_GID) on @kn.
+ * A node without iattrs is owned by root: setting root again would only
+ * allocate them, so it is skipped.
+ */
+static int kfe_apply_owner(struct kernfs_node *kn,
+			   const struct kfe_entry *entry, void *arg)
+{
+	const struct iattr *ia = arg;
+
+	if (!READ_ONCE(kn->iattr) &&
+	    (!(ia->ia_valid & ATTR_UID) || uid_eq(ia->ia_uid, GLOBAL_ROOT_UID)) &&
+	    (!(ia->ia_valid & ATTR_GID) || gid_eq(ia->ia_gid, GLOBAL_ROOT_GID)))
+		return 0;
+	return kernfs_setattr(kn, ia);
+}
+
+/**
+ * kfe_apply_options - make a mount's options the ones in effect
+ * @ctx: the parsed options
+ * @new_sb: a new superblock: options not given take their defaults
+ *
+ * uid= and gid= are set on every node of every event tree and on the
+ * mount's root, overriding any chown by users; mode= sets the root
+ * directory's permissions, as in tracefs. A changed size= policy
+ * recomputes every file's size. An option not applied leaves users'
+ * chmod and chown in place.
+ *
+ * Return: 0, or -ENOMEM if a node could not take its new owner; the
+ * nodes already changed keep theirs.
+ */
+int kfe_apply_options(const struct kfe_fs_context *ctx, bool new_sb)
+{
+	unsigned int apply = new_sb ? ~0U : ctx->given;
+	struct kernfs_node *root = kfe_root_node();
+	enum kfe_size_policy old_size;
+	struct iattr ia = {};
+	int ret;
+
+	down_write(&kfe_options_rwsem);
+	old_size = kfe_opts.size;
+	if (apply & KFE_OPT_UID) {
+		kfe_opts.uid = ctx->opts.uid;
+		ia.ia_valid |= ATTR_UID;
+		ia.ia_uid = kfe_opts.uid;
+	}
+	if (apply & KFE_OPT_GID) {
+		kfe_opts.gid = ctx->opts.gid;
+		ia.ia_valid |= ATTR_GID;
+		ia.ia_gid = kfe_opts.gid;
+	}
+	if (apply & KFE_OPT_MODE)
+		kfe_opts.mode = ctx->opts.mode;
+	if (apply & KFE_OPT_SIZE)
+		kfe_opts.size = ctx->opts.size;
+
+	ret = 0;
+	if (ia.ia_valid) {
+		ret = kfe_apply_owner(root, NULL, &ia);
+		if (!ret)
+			ret = kfe_walk_nodes(kfe_apply_owner, &ia);
+	}
+	if (!ret && (apply & KFE_OPT_MODE)) {
+		ia.ia_valid = ATTR_MODE;
+		ia.ia_mode = S_IFDIR | kfe_opts.mode;
+		ret = kernfs_setattr(root, &ia);
+	}
+	if (kfe_opts.size != old_size)
+		kfe_walk_nodes(kfe_size_refresh, NULL);
+	up_write(&kfe_options_rwsem);
+	return ret;
+}
+
+/**
+ * kfe_show_options - the options in effect, for /proc/mounts
+ * @sf: the seq_file of /proc/mounts
+ * @root: the kernfs root (there is one)
+ *
+ * Shows the options that differ from the defaults, as tracefs does.
+ *
+ * Return: 0.
+ */
+int kfe_show_options(struct seq_file *sf, struct kernfs_root *root)
+{
+	down_read(&kfe_options_rwsem);
+	if (!uid_eq(kfe_opts.uid, GLOBAL_ROOT_UID))
+		seq_printf(sf, ",uid=%u",
+			   from_kuid_munged(&init_user_ns, kfe_opts.uid));
+	if (!gid_eq(kfe_opts.gid, GLOBAL_ROOT_GID))
+		seq_printf(sf, ",gid=%u",
+			   from_kgid_munged(&init_user_ns, kfe_opts.gid));
+	if (kfe_opts.mode != KFE_DEFAULT_MODE)
+		seq_printf(sf, ",mode=%o", kfe_opts.mode);
+	if (kfe_opts.size != KFE_SIZE_EXACT)
+		seq_printf(sf, ",size=%s", kfe_size_names[kfe_opts.size].name);
+	up_read(&kfe_options_rwsem);
+	return 0;
+}

@@ -1,0 +1,125 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# uid=, gid=, mode= and size= as user space sees them: /proc/mounts,
+# ownership of every node, remount semantics, users' chmod and chown,
+# what an unprivileged user may read, and bad options. Leaves the module
+# mounted at $KFE_MNT with default options and kfe_synth unloaded.
+. "$(dirname "$0")/../lib/ktap.sh"
+synth=$KFE_MNT/synth
+ev=$synth/sys0/event0
+nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+in_group() { setpriv --reuid=65534 --regid=65534 --groups="$1" "${@:2}"; }
+opts() { findmnt -n -o OPTIONS "$KFE_MNT"; }
+# Owners "uid:gid" of every node of the mount, one line each, counted.
+owners() { find "$KFE_MNT" -printf '%U:%G\n' | sort | uniq -c | awk '{print $2 " " $1}'; }
+nodes() { find "$KFE_MNT" | wc -l; }
+# remount(2) with exactly the options given: mount(8) would add those
+# shown in /proc/mounts, and so give uid= and gid= again.
+raw_remount() {
+	python3 -c 'import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+MS_REMOUNT = 32
+ok = libc.mount(b"none", sys.argv[1].encode(), None, MS_REMOUNT, sys.argv[2].encode()) == 0
+sys.exit(0 if ok else ctypes.get_errno())' "$KFE_MNT" "$1"
+}
+
+ktap_begin kfe_mount_options
+rmmod kfe_synth 2>/dev/null
+insmod "$KFE_TOP/kfe_synth.ko" nr_systems=1 nr_events=2 || ktap_result synth_loads 1
+
+defaults_shown() {
+	[ "$(stat -c %a "$KFE_MNT")" = 755 ] &&
+		! opts | grep -qE 'uid=|gid=|mode=|size=' &&
+		[ "$(owners)" = "0:0 $(nodes)" ]
+}
+ktap_case defaults_root_owned_and_not_shown defaults_shown
+
+remount_applies_to_every_node() {
+	mount -o remount,uid=1000,gid=2000,mode=0750 "$KFE_MNT" &&
+		opts | grep -q 'uid=1000,gid=2000,mode=750' &&
+		[ "$(stat -c %a "$KFE_MNT")" = 750 ] &&
+		[ "$(owners)" = "1000:2000 $(nodes)" ] || { opts; owners; return 1; }
+}
+ktap_case remount_sets_owner_of_every_node remount_applies_to_every_node
+
+new_nodes_follow_options() {
+	echo 'add newsys newev' >"$synth/control" &&
+		[ "$(stat -c %u:%g "$synth/newsys/newev/format")" = 1000:2000 ]
+}
+ktap_case new_nodes_get_the_options_owner new_nodes_follow_options
+
+user_changes_persist_until_option_given() {
+	chown 7:8 "$ev/format" && chmod 0400 "$ev/id" &&
+		raw_remount "" &&
+		[ "$(stat -c %u:%g "$ev/format")" = 7:8 ] &&
+		raw_remount size=page &&
+		[ "$(stat -c %u:%g "$ev/format")" = 7:8 ] &&
+		raw_remount gid=2000,size=exact &&
+		[ "$(stat -c %u:%g "$ev/format")" = 7:2000 ] &&
+		raw_remount uid=1000 &&
+		[ "$(stat -c %u:%g "$ev/format")" = 1000:2000 ] &&
+		[ "$(stat -c %a "$ev/id")" = 400 ] || { stat "$ev/format" "$ev/id"; return 1; }
+}
+ktap_case chown_persists_until_remount_sets_option user_changes_persist_until_option_given
+
+second_mount_is_a_remount() {
+	local second=$TMPDIR/kfe-second rc
+	mkdir -p "$second" && mount -t kernfs_events -o gid=3000 none "$second" &&
+		[ "$(stat -c %g "$ev/enable")" = 3000 ] &&
+		findmnt -n -o OPTIONS "$second" | grep -q gid=3000
+	rc=$?
+	umount "$second"
+	return $rc
+}
+ktap_case second_mount_applies_its_options second_mount_is_a_remount
+
+bad_options_fail_and_change_nothing() {
+	local before bad rc=0
+	before=$(opts; owners)
+	for bad in size=huge uid=-1 uid=4294967295 gid=abc mode=8 mode=17777 \
+		frobnicate=1 noexist; do
+		dmesg -C
+		if mount -o "remount,uid=0,$bad" "$KFE_MNT" 2>/dev/null; then
+			echo "remount with $bad succeeded"; rc=1
+		fi
+		dmesg | grep -q kernfs_events || { echo "no message for $bad"; rc=1; }
+		[ "$(opts; owners)" = "$before" ] || { echo "$bad changed the mount"; rc=1; }
+	done
+	return $rc
+}
+ktap_case bad_option_fails_with_message_and_changes_nothing bad_options_fail_and_change_nothing
+
+access_follows_mode_and_gid() {
+	mount -o remount,uid=0,gid=4000,mode=0700 "$KFE_MNT" || return 1
+	# mode= closes the root: nobody, even in the group, may enter.
+	in_group 4000 ls "$KFE_MNT" >/dev/null 2>&1 && { echo "mode=0700 not enforced"; return 1; }
+	in_group 4000 ls "$KFE_MNT" 2>&1 | grep -q 'Permission denied' || return 1
+	mount -o remount,mode=0755 "$KFE_MNT" || return 1
+	# format is 0440 root:4000: the group reads it, others may not.
+	in_group 4000 cat "$ev/format" >/dev/null || { echo "group cannot read"; return 1; }
+	nobody cat "$ev/format" 2>&1 | grep -q 'Permission denied' || { echo "other can read"; return 1; }
+	# enable is 0640: the group may read but not write.
+	in_group 4000 sh -c "echo 1 > $ev/enable" 2>&1 | grep -q 'Permission denied' ||
+		{ echo "group can write"; return 1; }
+	[ "$(cat "$ev/enable")" = 0 ]
+}
+ktap_case unprivileged_access_follows_mode_and_gid access_follows_mode_and_gid
+
+root_cannot_open_write_only_for_read() {
+	# KERNFS_ROOT_EXTRA_OPEN_PERM_CHECK: no CAP_DAC_OVERRIDE past the mode.
+	chmod 0440 "$ev/enable" &&
+		sh -c "echo 1 > $ev/enable" 2>&1 | grep -q 'Permission denied' &&
+		chmod 0640 "$ev/enable"
+}
+ktap_case root_gets_eacces_beyond_mode root_cannot_open_write_only_for_read
+
+fresh_mount_resets_defaults() {
+	umount "$KFE_MNT" && mount -t kernfs_events kernfs_events "$KFE_MNT" &&
+		[ "$(stat -c %a "$KFE_MNT")" = 755 ] && ! opts | grep -qE 'gid=|mode=' &&
+		[ "$(owners)" = "0:0 $(nodes)" ] || { opts; owners; return 1; }
+}
+ktap_case new_superblock_takes_defaults fresh_mount_resets_defaults
+
+rmmod kfe_synth
+ktap_end
