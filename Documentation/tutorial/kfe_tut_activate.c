@@ -37,12 +37,23 @@ static struct kernfs_node *kfe_tut_add_leaf(struct kernfs_node *dir,
 				    NULL, NULL, NULL);
 }
 
+/* kernfs takes any string as a name: refuse what no path can name. */
+static bool kfe_tut_name_ok(const char *name)
+{
+	return *name && strcmp(name, ".") && strcmp(name, "..") &&
+	       !strchr(name, '/');
+}
+
 static ssize_t kfe_tut_add_write(struct kernfs_open_file *of, char *buf,
 				 size_t bytes, loff_t off)
 {
 	struct kernfs_node *dir, *kn;
+	const char *name = strim(buf);
 
-	dir = kernfs_create_dir(of->kn->parent, strim(buf), 0755, NULL);
+	if (!kfe_tut_name_ok(name))
+		return -EINVAL;
+
+	dir = kernfs_create_dir(of->kn->parent, name, 0755, NULL);
 	if (IS_ERR(dir))
 		return PTR_ERR(dir);
 
