@@ -11,10 +11,20 @@
  * node removing itself from its own ->write would wait for itself, so it
  * uses kernfs_remove_self() instead.
  */
+#include <linux/lockdep.h>
 #include <linux/module.h>
 #include <linux/seq_file.h>
 
 #include "kfe_tut_fs.h"
+
+/*
+ * One lockdep class per file: lockdep then treats each file's active
+ * references as a lock and reports a method that waits for the removal
+ * of its own file, instead of letting it hang.
+ */
+static struct lock_class_key kfe_tut_data_key;
+static struct lock_class_key kfe_tut_remove_victim_key;
+static struct lock_class_key kfe_tut_self_destruct_key;
 
 static int kfe_tut_data_show(struct seq_file *sf, void *v)
 {
@@ -61,17 +71,19 @@ static int kfe_tut_remove_populate(struct kernfs_node *top)
 		return PTR_ERR(dir);
 	kn = __kernfs_create_file(dir, "data", 0444, GLOBAL_ROOT_UID,
 				  GLOBAL_ROOT_GID, 0, &kfe_tut_data_ops,
-				  NULL, NULL, NULL);
+				  NULL, NULL, &kfe_tut_data_key);
 	if (IS_ERR(kn))
 		return PTR_ERR(kn);
 	kn = __kernfs_create_file(top, "remove_victim", 0200, GLOBAL_ROOT_UID,
 				  GLOBAL_ROOT_GID, 0,
-				  &kfe_tut_remove_victim_ops, NULL, NULL, NULL);
+				  &kfe_tut_remove_victim_ops, NULL, NULL,
+				  &kfe_tut_remove_victim_key);
 	if (IS_ERR(kn))
 		return PTR_ERR(kn);
 	kn = __kernfs_create_file(top, "self_destruct", 0200, GLOBAL_ROOT_UID,
 				  GLOBAL_ROOT_GID, 0,
-				  &kfe_tut_self_destruct_ops, NULL, NULL, NULL);
+				  &kfe_tut_self_destruct_ops, NULL, NULL,
+				  &kfe_tut_self_destruct_key);
 	return PTR_ERR_OR_ZERO(kn);
 }
 
