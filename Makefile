@@ -37,9 +37,11 @@ demo: modules
 	tools/vm-run --kernel $(FLAVOUR) -- tools/demo
 
 # The guide takes kernel-doc, and the kernel-doc extension, from the
-# kernel source that the test kernel is built from.
+# kernel source that the test kernel is built from. Always a full build
+# (-E): it takes seconds, and an incremental one can miss or invent
+# cross-reference warnings.
 htmldocs: kernel
-	KFE_SRC=$(KFE_SRC) $(SPHINXBUILD) -W --keep-going -q -b html \
+	KFE_SRC=$(KFE_SRC) $(SPHINXBUILD) -E -W --keep-going -q -b html \
 		Documentation Documentation/output/html
 
 vm-shell: modules
