@@ -12,6 +12,7 @@ if not kernel_src or not os.path.isdir(kernel_src):
     sys.exit('conf.py: set KFE_SRC to the kernel source tree (make htmldocs does)')
 
 sys.path.insert(0, os.path.join(kernel_src, 'Documentation', 'sphinx'))
+repo_top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 project = 'The kernfs guide'
 author = 'kernfs_events developers'
@@ -43,3 +44,17 @@ html_last_updated_fmt = None
 html_show_sourcelink = False
 
 graphviz_output_format = 'svg'
+
+
+def setup(app):
+    """Let kernel-doc:: name files of this repository as well as the kernel's."""
+    import kerneldoc
+
+    class KernelDoc(kerneldoc.KernelDocDirective):
+        def run(self):
+            path = os.path.join(repo_top, self.arguments[0])
+            if os.path.isfile(path):
+                self.arguments[0] = os.path.relpath(path, kernel_src)
+            return super().run()
+
+    app.add_directive('kernel-doc', KernelDoc, override=True)
