@@ -12,6 +12,8 @@ FLAVOUR ?= debug
 KFE_CACHE ?= $(HOME)/.cache/kernfs-events
 KDIR ?= $(KFE_CACHE)/build-$(FLAVOUR)
 PWD := $(shell pwd)
+KFE_SRC ?= $(KFE_CACHE)/linux-source-6.12
+SPHINXBUILD ?= /usr/bin/sphinx-build
 
 all: modules
 
@@ -34,7 +36,15 @@ check:
 demo: modules
 	tools/vm-run --kernel $(FLAVOUR) -- tools/demo
 
+# The guide takes kernel-doc, and the kernel-doc extension, from the
+# kernel source that the test kernel is built from. Always a full build
+# (-E): it takes seconds, and an incremental one can miss or invent
+# cross-reference warnings.
+htmldocs: kernel
+	KFE_SRC=$(KFE_SRC) $(SPHINXBUILD) -E -W --keep-going -q -b html \
+		Documentation Documentation/output/html
+
 vm-shell: modules
 	tools/vm-run --kernel $(FLAVOUR) --interactive -- /bin/bash -l
 
-.PHONY: all kernel modules sparse clean check demo vm-shell
+.PHONY: all kernel modules sparse clean check demo vm-shell htmldocs
