@@ -7,10 +7,10 @@
  * static table of entries, and a callback decides for each entry whether
  * the file exists, its mode, its kernfs_ops and its private data.
  *
- * Unlike eventfs, every file is a real kernfs_node, created when its
- * directory is created. A directory and all its files are built while
- * deactivated and appear together with one kernfs_activate(), so no
- * reader ever sees half a directory. Removal drains the operations in
+ * Unlike eventfs, every file is a real kernfs_node, created with its
+ * directory, or for a lazy directory when someone first looks into it.
+ * A directory and all its files are built while deactivated and appear
+ * together, so no reader ever sees half a directory. Removal drains the operations in
  * flight (kernfs_remove()); files still open then return -ENODEV.
  *
  * Documentation/kernfs_events/core.rst describes the model, the size
