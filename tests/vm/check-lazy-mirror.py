@@ -145,7 +145,7 @@ s.check("concurrent_first_listings_agree",
 # 6. An event added and removed before anyone looked leaves nothing.
 d = new_instance("kfe_lazy_d")
 ours, theirs = events_of("kfe_lazy_d")
-s.check_eq("unseen_probe_created", kprobe(f"p:{PROBE} do_sys_openat2"), 0)
+s.check_eq("unseen_probe_created", kprobe(f"p:{PROBE} ksys_sync"), 0)
 time.sleep(1)
 s.check_eq("unseen_probe_deleted", kprobe(f"-:{PROBE}"), 0)
 ok = settle(lambda: sorted(os.listdir(ours)) == sorted(os.listdir(theirs)))
@@ -155,7 +155,7 @@ s.check("unseen_event_removed_leaves_nothing",
 
 # 7. An event added to a populated tree appears with its files; removed,
 # it goes with its system.
-s.check_eq("probe_created", kprobe(f"p:{PROBE} do_sys_openat2"), 0)
+s.check_eq("probe_created", kprobe(f"p:{PROBE} ksys_sync"), 0)
 probe_dir = os.path.join(ours, "kprobes", PROBE)
 ok = settle(lambda: os.path.isdir(probe_dir))
 s.check("added_event_appears_in_populated_tree",
