@@ -4,10 +4,12 @@
  *
  * A directory and its files are created while deactivated (the root has
  * KERNFS_ROOT_CREATE_DEACTIVATED) and shown with one kernfs_activate(),
- * so a reader sees all of a directory or nothing of it. Each directory
- * is a &struct kfe_dir, the kernfs_node's priv, that remembers its table
- * and its file nodes so that mount options can be applied again to every
- * node: kernfs offers no walk of its tree to a module.
+ * so a reader sees all of a directory or nothing of it. A lazy directory
+ * is shown empty and gets its files and subdirectories from kernfs's
+ * populate callback, on first use; kernfs activates them together. Each
+ * directory is a &struct kfe_dir, the kernfs_node's priv, that remembers
+ * its table and its file nodes so that mount options can be applied
+ * again to every node: kernfs offers no walk of its tree to a module.
  */
 #include <linux/kernfs.h>
 #include <linux/list.h>
@@ -29,7 +31,9 @@
  * @entries: the table the files were built from
  * @nr_entries: its length
  * @data: the data passed to each entry's callback
+ * @subdirs: creates the subdirectories of a lazy directory, or NULL
  * @files: the node of each entry, or NULL if its callback left it out
+ *	or the directory is lazy and not populated yet
  */
 struct kfe_dir {
 	struct kernfs_node	*kn;
@@ -39,6 +43,7 @@ struct kfe_dir {
 	const struct kfe_entry	*entries;
 	int			nr_entries;
 	void			*data;
+	kfe_subdirs_fn		subdirs;
 	struct kernfs_node	*files[] __counted_by(nr_entries);
 };
 
@@ -66,13 +71,11 @@ static int kfe_check_name(const char *name)
 }
 
 /*
- * Create the files of @dir, still deactivated. All of a directory's
- * children are made here, in one call, so that this can later run lazily
- * on first lookup instead of at creation. Called with kfe_options_rwsem
- * held for reading; on error the caller removes @dir->kn and with it the
- * files made so far.
+ * Create the files of @dir, still deactivated: at creation, or on first
+ * use for a lazy directory. Called with kfe_options_rwsem held for
+ * reading; on error the files made so far are left for the caller.
  */
-static int kfe_dir_populate(struct kfe_dir *dir)
+static int kfe_dir_create_files(struct kfe_dir *dir)
 {
 	int i, ret;
 
@@ -109,19 +112,75 @@ static int kfe_dir_populate(struct kfe_dir *dir)
 	return 0;
 }
 
+/* Undo a failed population of @dir: remove what it created. */
+static void kfe_dir_depopulate(struct kfe_dir *dir)
+{
+	struct kfe_dir *child, *tmp;
+	int i;
+
+	list_for_each_entry_safe(child, tmp, &dir->children, sibling)
+		kfe_remove_dir(child);
+
+	down_read(&kfe_options_rwsem);
+	for (i = 0; i < dir->nr_entries; i++) {
+		kernfs_remove(dir->files[i]);
+		dir->files[i] = NULL;
+	}
+	up_read(&kfe_options_rwsem);
+}
+
+/**
+ * kfe_dir_populate - kernfs's populate callback for a lazy directory
+ * @kn: the directory, whose priv is its &struct kfe_dir
+ *
+ * Creates the directory's files, then lets @subdirs create its
+ * subdirectories. kernfs calls this once, holding an active reference
+ * on @kn, before anyone can see the children.
+ *
+ * Return: 0, or the first error; then nothing it created is left and
+ * kernfs calls it again on the next access.
+ */
+int kfe_dir_populate(struct kernfs_node *kn)
+{
+	struct kfe_dir *dir = kn->priv;
+	int ret;
+
+	down_read(&kfe_options_rwsem);
+	ret = kfe_dir_create_files(dir);
+	up_read(&kfe_options_rwsem);
+	if (!ret && dir->subdirs)
+		ret = dir->subdirs(dir, dir->data);
+	if (ret)
+		kfe_dir_depopulate(dir);
+	return ret;
+}
+
+static int kfe_check_entries(const struct kfe_entry *entries, int nr_entries)
+{
+	int i, ret;
+
+	if (nr_entries < 0 || (nr_entries && !entries))
+		return -EINVAL;
+	for (i = 0; i < nr_entries; i++) {
+		ret = kfe_check_name(entries[i].name);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 static struct kfe_dir *kfe_dir_create(const char *name,
 				      struct kernfs_node *parent_kn,
 				      struct kfe_dir *parent,
 				      const struct kfe_entry *entries,
-				      int nr_entries, void *data)
+				      int nr_entries, void *data,
+				      kfe_subdirs_fn subdirs, bool lazy)
 {
 	struct kernfs_node *kn;
 	struct kfe_dir *dir;
 	int ret;
 
-	if (nr_entries < 0 || (nr_entries && !entries))
-		return ERR_PTR(-EINVAL);
-	ret = kfe_check_name(name);
+	ret = kfe_check_entries(entries, nr_entries) ?: kfe_check_name(name);
 	if (ret)
 		return ERR_PTR(ret);
 
@@ -131,20 +190,26 @@ static struct kfe_dir *kfe_dir_create(const char *name,
 	dir->nr_entries = nr_entries;
 	dir->entries = entries;
 	dir->data = data;
+	dir->subdirs = subdirs;
 	dir->parent = parent;
 	INIT_LIST_HEAD(&dir->children);
 
 	/* A remount waits until the directory is built and linked. */
 	down_read(&kfe_options_rwsem);
-	kn = kernfs_create_dir_ns(parent_kn, name, 0755, kfe_opts.uid,
-				  kfe_opts.gid, dir, NULL);
+	if (lazy)
+		kn = kernfs_create_lazy_dir_ns(parent_kn, name, 0755,
+					       kfe_opts.uid, kfe_opts.gid,
+					       dir, NULL);
+	else
+		kn = kernfs_create_dir_ns(parent_kn, name, 0755, kfe_opts.uid,
+					  kfe_opts.gid, dir, NULL);
 	if (IS_ERR(kn)) {
 		ret = PTR_ERR(kn);
 		goto out_free;
 	}
 	dir->kn = kn;
 
-	ret = kfe_dir_populate(dir);
+	ret = lazy ? 0 : kfe_dir_create_files(dir);
 	if (ret)
 		goto out_remove;
 
@@ -189,9 +254,36 @@ struct kfe_dir *kfe_create_events_root(const char *name,
 				       int nr_entries, void *data)
 {
 	return kfe_dir_create(name, parent ?: kfe_root_node(), NULL, entries,
-			      nr_entries, data);
+			      nr_entries, data, NULL, false);
 }
 EXPORT_SYMBOL_GPL(kfe_create_events_root);
+
+/**
+ * kfe_create_lazy_events_root - kfe_create_events_root(), populated lazily
+ * @name: the directory's name
+ * @parent: the kernfs directory to create it in, or NULL as for
+ *	kfe_create_events_root()
+ * @entries: the files it may contain; must outlive the directory
+ * @nr_entries: the number of @entries
+ * @data: passed to each entry's callback and to @subdirs
+ * @subdirs: creates the subdirectories when the directory is populated;
+ *	NULL for none
+ *
+ * As kfe_create_lazy_dir(), for a directory with no &struct kfe_dir
+ * above it.
+ *
+ * Return: the directory, or an ERR_PTR() as for kfe_create_lazy_dir().
+ */
+struct kfe_dir *kfe_create_lazy_events_root(const char *name,
+					    struct kernfs_node *parent,
+					    const struct kfe_entry *entries,
+					    int nr_entries, void *data,
+					    kfe_subdirs_fn subdirs)
+{
+	return kfe_dir_create(name, parent ?: kfe_root_node(), NULL, entries,
+			      nr_entries, data, subdirs, true);
+}
+EXPORT_SYMBOL_GPL(kfe_create_lazy_events_root);
 
 /**
  * kfe_create_dir - create a directory and its files, atomically visible
@@ -219,9 +311,47 @@ struct kfe_dir *kfe_create_dir(const char *name, struct kfe_dir *parent,
 	if (!parent)
 		return ERR_PTR(-EINVAL);
 	return kfe_dir_create(name, parent->kn, parent, entries, nr_entries,
-			      data);
+			      data, NULL, false);
 }
 EXPORT_SYMBOL_GPL(kfe_create_dir);
+
+/**
+ * kfe_create_lazy_dir - create a directory whose content is made on first use
+ * @name: the directory's name
+ * @parent: the directory to create it in
+ * @entries: the files it may contain; must outlive the directory
+ * @nr_entries: the number of @entries
+ * @data: passed to each entry's callback and to @subdirs
+ * @subdirs: creates the subdirectories when the directory is populated;
+ *	NULL for none
+ *
+ * Like kfe_create_dir(), but the directory appears empty of nodes: its
+ * files, and the subdirectories that @subdirs creates with the kfe_create
+ * calls, are made when someone first looks into it (a lookup, a readdir,
+ * a stat, or kfe_dir_file()). Until then it costs one kernfs node and its
+ * &struct kfe_dir. The entry callbacks and @subdirs then run in the
+ * context of that access; if one fails, the access fails with its error,
+ * nothing it made is left, and the next access tries again. The entries'
+ * names are checked here, so only a callback's error can appear later.
+ *
+ * Other code must not add subdirectories to a lazy directory before it
+ * is populated: a failed population removes them with its own.
+ *
+ * Return: the directory, or an ERR_PTR(): -EINVAL for a bad name or
+ * table, -ENAMETOOLONG for a name longer than NAME_MAX, -EEXIST if
+ * @parent already has a node of that name, or -ENOMEM.
+ */
+struct kfe_dir *kfe_create_lazy_dir(const char *name, struct kfe_dir *parent,
+				    const struct kfe_entry *entries,
+				    int nr_entries, void *data,
+				    kfe_subdirs_fn subdirs)
+{
+	if (!parent)
+		return ERR_PTR(-EINVAL);
+	return kfe_dir_create(name, parent->kn, parent, entries, nr_entries,
+			      data, subdirs, true);
+}
+EXPORT_SYMBOL_GPL(kfe_create_lazy_dir);
 
 /* Free @top and every directory below it, children first. */
 static void kfe_dir_free(struct kfe_dir *top)
@@ -291,13 +421,19 @@ EXPORT_SYMBOL_GPL(kfe_dir_node);
  * @dir: the directory
  * @name: the entry's name
  *
+ * Populates a lazy directory first; must not be called from an entry
+ * callback or a subdirs function.
+ *
  * Return: the file's node, valid until kfe_remove_dir(), or NULL if the
- * table has no such entry or its callback left it out.
+ * table has no such entry, its callback left it out, or populating the
+ * directory failed.
  */
 struct kernfs_node *kfe_dir_file(struct kfe_dir *dir, const char *name)
 {
 	int i;
 
+	/* Searching the directory populates it. */
+	kernfs_put(kernfs_find_and_get(dir->kn, name));
 	for (i = 0; i < dir->nr_entries; i++)
 		if (dir->files[i] && !strcmp(dir->entries[i].name, name))
 			return dir->files[i];

@@ -65,6 +65,7 @@ int kfe_show_options(struct seq_file *sf, struct kernfs_root *root);
 typedef int (*kfe_node_fn_t)(struct kernfs_node *kn,
 			   const struct kfe_entry *entry, void *arg);
 int kfe_walk_nodes(kfe_node_fn_t fn, void *arg);
+int kfe_dir_populate(struct kernfs_node *kn);
 const struct kfe_entry *kfe_file_entry(struct kernfs_node *kn);
 
 /* size.c */

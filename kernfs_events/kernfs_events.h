@@ -7,10 +7,10 @@
  * static table of entries, and a callback decides for each entry whether
  * the file exists, its mode, its kernfs_ops and its private data.
  *
- * Unlike eventfs, every file is a real kernfs_node, created when its
- * directory is created. A directory and all its files are built while
- * deactivated and appear together with one kernfs_activate(), so no
- * reader ever sees half a directory. Removal drains the operations in
+ * Unlike eventfs, every file is a real kernfs_node, created with its
+ * directory, or for a lazy directory when someone first looks into it.
+ * A directory and all its files are built while deactivated and appear
+ * together, so no reader ever sees half a directory. Removal drains the operations in
  * flight (kernfs_remove()); files still open then return -ENODEV.
  *
  * Documentation/kernfs_events/core.rst describes the model, the size
@@ -48,6 +48,21 @@ typedef int (*kfe_entry_callback)(const char *name, umode_t *mode,
 #define KFE_ENTRY_VOLATILE	0x1
 
 /**
+ * typedef kfe_subdirs_fn - create the subdirectories of a lazy directory
+ * @dir: the directory being populated; its files exist already
+ * @data: the data given when @dir was created
+ *
+ * Called once, on the first access to @dir, before anyone sees its
+ * content. It creates the subdirectories with kfe_create_lazy_dir() or
+ * kfe_create_dir(), may sleep, and must not call kfe_dir_file() or look
+ * into a lazy directory.
+ *
+ * Return: 0, or a negative errno to fail the access; what @dir got is
+ * then removed, and the next access tries again.
+ */
+typedef int (*kfe_subdirs_fn)(struct kfe_dir *dir, void *data);
+
+/**
  * struct kfe_entry - one file a directory may contain
  * @name: the file's name; must stay valid while the directory exists
  * @callback: decides whether the file exists, and its mode, ops and data
@@ -69,6 +84,15 @@ struct kfe_dir *kfe_create_events_root(const char *name,
 struct kfe_dir *kfe_create_dir(const char *name, struct kfe_dir *parent,
 			       const struct kfe_entry *entries,
 			       int nr_entries, void *data);
+struct kfe_dir *kfe_create_lazy_events_root(const char *name,
+					    struct kernfs_node *parent,
+					    const struct kfe_entry *entries,
+					    int nr_entries, void *data,
+					    kfe_subdirs_fn subdirs);
+struct kfe_dir *kfe_create_lazy_dir(const char *name, struct kfe_dir *parent,
+				    const struct kfe_entry *entries,
+				    int nr_entries, void *data,
+				    kfe_subdirs_fn subdirs);
 void kfe_remove_dir(struct kfe_dir *dir);
 struct kernfs_node *kfe_dir_node(struct kfe_dir *dir);
 struct kernfs_node *kfe_dir_file(struct kfe_dir *dir, const char *name);

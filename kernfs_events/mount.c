@@ -126,6 +126,7 @@ struct file_system_type kfe_fs_type = {
 
 static struct kernfs_syscall_ops kfe_syscall_ops = {
 	.show_options	= kfe_show_options,
+	.populate	= kfe_dir_populate,
 };
 
 /**

@@ -15,18 +15,6 @@ struct trace_array;
 struct trace_event_file;
 
 /*
- * A change tracing told us about, waiting for the worker. Tracing calls
- * with event_mutex held, and building or removing kernfs nodes there
- * would deadlock (removal waits for operations that wait for the lock),
- * so the callbacks only queue; the worker applies the changes in order.
- */
-struct kfe_change {
-	struct list_head	list;	/* on kfe_changes, or empty */
-	bool			removed;
-	bool			instance;
-};
-
-/*
  * What the files of an events or a system directory act on: a trace
  * array, compared by tracing before use, and a system name, NULL for
  * the events directory.
@@ -36,35 +24,46 @@ struct kfe_trace_dir {
 	const char		*system;
 };
 
-/* A trace array: the top level one or an instance. */
+/*
+ * A trace array: the top level one or an instance. Its events directory
+ * is lazy: the system directories are made when someone looks into it.
+ */
 struct kfe_instance {
-	struct kfe_change	change;
+	struct list_head	change;		/* on kfe_instance_changes */
+	bool			removed;	/* the change is a removal */
 	struct list_head	list;		/* on kfe_instance_list */
 	struct kfe_trace_dir	td;		/* priv of the events files */
 	char			*name;		/* NULL for the top level */
 	struct kfe_dir		*top;		/* instances/NAME */
 	struct kfe_dir		*events;	/* its events directory */
-	struct list_head	systems;	/* worker only */
+	struct list_head	systems;	/* its systems */
+	bool			populated;	/* events/ has its systems */
 };
 
-/* A system directory of a trace array. */
+/*
+ * A system of a trace array, while it has events. Its directory exists
+ * once the events directory is populated, and is lazy in turn.
+ */
 struct kfe_system {
 	struct list_head	list;		/* on instance->systems */
 	struct kfe_trace_dir	td;		/* priv of its files */
+	struct kfe_instance	*instance;
+	int			nr_events;	/* events tracing has */
+	int			nr_refs;	/* kfe_events pointing here */
 	struct kfe_dir		*dir;
-	int			nr_events;
+	bool			populated;	/* dir has its events */
 };
 
-/* An event directory. */
+/*
+ * An event of a trace array: all that exists of it until someone looks
+ * into its system directory, so it is kept small. Its name is read from
+ * the event call, which tracing frees after telling us of the removal.
+ */
 struct kfe_event {
-	struct kfe_change	change;
-	struct hlist_node	hash;		/* in kfe_event_hash */
-	struct trace_event_file	*file;		/* pinned, priv of its files */
-	struct kfe_instance	*instance;
+	struct hlist_node	node;	/* in the hash, pending or dead */
+	struct trace_event_file	*file;	/* pinned, priv of its files */
 	struct kfe_system	*system;
-	struct kfe_dir		*dir;
-	char			*system_name;
-	char			*name;
+	struct kfe_dir		*dir;	/* once its system is populated */
 };
 
 /* trace_files.c */

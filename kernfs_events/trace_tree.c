@@ -18,12 +18,19 @@
  * too, since measuring its size runs its read operation.
  *
  * So the callbacks only record the change and queue a work item; the
- * worker builds and removes the directories, in the order tracing made
- * the changes, holding none of tracing's locks. Between the change and
- * the worker a removed event's files stay visible, and tracing answers
- * their operations with -ENODEV, as it does for an open tracefs file;
- * the reference this layer holds keeps the event file allocated until
- * its directory is gone.
+ * worker builds and removes the directories holding none of tracing's
+ * locks. Between the change and the worker a removed event's files stay
+ * visible, and tracing answers their operations with -ENODEV, as it does
+ * for an open tracefs file; the reference this layer holds keeps the
+ * event file allocated until its directory is gone.
+ *
+ * The directories are lazy (kfe_create_lazy_dir()): an events directory
+ * gets its system directories, a system directory its event directories
+ * and an event directory its files when someone first looks into them.
+ * Until then an event costs one small &struct kfe_event and no kernfs
+ * node. kfe_mirror_lock orders the populate callbacks against the worker,
+ * so that an event's directory is made exactly once, by whichever comes
+ * first, and removed by the worker.
  */
 #include <linux/hashtable.h>
 #include <linux/kernfs.h>
@@ -32,31 +39,40 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+#include <linux/trace_events.h>
 #include <linux/tracefs.h>
 #include <linux/workqueue.h>
 
 #include "kernfs_events.h"
 #include "trace.h"
 
-/* Protects the lists below; taken inside event_mutex. */
+/*
+ * Protects the lists and counts below, and moves of a kfe_event between
+ * them; taken inside event_mutex. An event's name may be read from its
+ * event call only under this lock, while the event is pending or live.
+ */
 static DEFINE_SPINLOCK(kfe_change_lock);
-static LIST_HEAD(kfe_changes);
+static LIST_HEAD(kfe_instance_changes);
 static LIST_HEAD(kfe_instance_list);
-static DEFINE_HASHTABLE(kfe_event_hash, 10);
+static DEFINE_HASHTABLE(kfe_event_hash, 10);	/* live events, by file */
+static HLIST_HEAD(kfe_pending);			/* added, not yet mirrored */
+static HLIST_HEAD(kfe_dead);			/* removed by tracing */
+
+/*
+ * Protects which directories are built: instance->populated, the dir and
+ * populated fields of systems and kfe_event->dir. Held while building,
+ * never while removing (removal waits for populate callbacks, which take
+ * it). Nothing is freed while it is held without being unlinked first.
+ */
+static DEFINE_MUTEX(kfe_mirror_lock);
 
 /* Serialises the worker and the teardown at module exit. */
 static DEFINE_MUTEX(kfe_trace_lock);
 static struct kfe_dir *kfe_instances_dir;
+static struct kmem_cache *kfe_event_cache;
 
 static void kfe_trace_work_fn(struct work_struct *work);
 static DECLARE_WORK(kfe_trace_work, kfe_trace_work_fn);
-
-/* Queue @change unless it is already waiting. Under kfe_change_lock. */
-static void kfe_queue_change(struct kfe_change *change)
-{
-	if (list_empty(&change->list))
-		list_add_tail(&change->list, &kfe_changes);
-}
 
 static void kfe_instance_free(struct kfe_instance *inst)
 {
@@ -81,14 +97,12 @@ static void kfe_add_instance(struct trace_array *tr, const char *name)
 			name ?: "(top)");
 		return;
 	}
-	INIT_LIST_HEAD(&inst->change.list);
 	INIT_LIST_HEAD(&inst->systems);
-	inst->change.instance = true;
 	inst->td.tr = tr;
 
 	spin_lock(&kfe_change_lock);
 	list_add_tail(&inst->list, &kfe_instance_list);
-	kfe_queue_change(&inst->change);
+	list_add_tail(&inst->change, &kfe_instance_changes);
 	spin_unlock(&kfe_change_lock);
 	schedule_work(&kfe_trace_work);
 }
@@ -104,66 +118,126 @@ static struct kfe_instance *kfe_find_instance(struct trace_array *tr)
 	return NULL;
 }
 
+/* Under kfe_change_lock; the caller has moved its events to kfe_dead. */
+static void kfe_queue_instance_removal(struct kfe_instance *inst)
+{
+	list_del(&inst->list);
+	inst->removed = true;
+	/* Not built yet: the build and the removal are one change. */
+	if (list_empty(&inst->change))
+		list_add_tail(&inst->change, &kfe_instance_changes);
+}
+
 static void kfe_remove_instance(struct trace_array *tr)
 {
 	struct kfe_instance *inst;
 
 	spin_lock(&kfe_change_lock);
 	inst = kfe_find_instance(tr);
-	if (inst) {
-		list_del(&inst->list);
-		inst->change.removed = true;
-		kfe_queue_change(&inst->change);
-	}
+	if (inst)
+		kfe_queue_instance_removal(inst);
 	spin_unlock(&kfe_change_lock);
 	schedule_work(&kfe_trace_work);
 }
 
-static void kfe_event_free(struct kfe_event *ev)
+/* Under kfe_change_lock. */
+static struct kfe_system *kfe_find_system(struct kfe_instance *inst,
+					  const char *name)
 {
-	trace_events_fs_put_file(ev->file);
-	kfree(ev->system_name);
-	kfree(ev->name);
-	kfree(ev);
+	struct kfe_system *sys;
+
+	list_for_each_entry(sys, &inst->systems, list)
+		if (!strcmp(sys->td.system, name))
+			return sys;
+	return NULL;
+}
+
+static void kfe_system_free(struct kfe_system *sys)
+{
+	kfree(sys->td.system);
+	kfree(sys);
+}
+
+static struct kfe_system *kfe_system_alloc(struct trace_array *tr,
+					   const char *name)
+{
+	struct kfe_system *sys;
+
+	sys = kzalloc(sizeof(*sys), GFP_KERNEL);
+	if (!sys)
+		return NULL;
+	sys->td.tr = tr;
+	sys->td.system = kstrdup(name, GFP_KERNEL);
+	if (!sys->td.system) {
+		kfree(sys);
+		return NULL;
+	}
+	return sys;
 }
 
 static void kfe_add_event(struct trace_array *tr, struct trace_event_file *file,
 			  const char *system, const char *event)
 {
+	struct kfe_system *sys, *new_sys = NULL;
+	struct kfe_instance *inst;
 	struct kfe_event *ev;
 
-	ev = kzalloc(sizeof(*ev), GFP_KERNEL);
+	ev = kmem_cache_zalloc(kfe_event_cache, GFP_KERNEL);
 	if (!ev)
 		goto nomem;
-	ev->system_name = kstrdup(system, GFP_KERNEL);
-	ev->name = kstrdup(event, GFP_KERNEL);
-	if (!ev->system_name || !ev->name)
-		goto nomem;
-	INIT_LIST_HEAD(&ev->change.list);
 	ev->file = file;
-	trace_events_fs_get_file(file);
+
+	/* Callbacks are serialised by event_mutex: only the worker races. */
+	spin_lock(&kfe_change_lock);
+	inst = kfe_find_instance(tr);
+	sys = inst ? kfe_find_system(inst, system) : NULL;
+	spin_unlock(&kfe_change_lock);
+	if (inst && !sys) {
+		new_sys = kfe_system_alloc(tr, system);
+		if (!new_sys)
+			goto nomem;
+	}
 
 	spin_lock(&kfe_change_lock);
-	ev->instance = kfe_find_instance(tr);
-	if (!ev->instance) {
+	inst = kfe_find_instance(tr);
+	if (!inst) {
 		/* Its instance could not be mirrored: neither can it. */
 		spin_unlock(&kfe_change_lock);
-		kfe_event_free(ev);
+		kfree(new_sys);
+		kmem_cache_free(kfe_event_cache, ev);
 		return;
 	}
-	hash_add(kfe_event_hash, &ev->hash, (unsigned long)file);
-	kfe_queue_change(&ev->change);
+	sys = kfe_find_system(inst, system);
+	if (!sys) {
+		sys = new_sys;
+		new_sys = NULL;
+		sys->instance = inst;
+		list_add_tail(&sys->list, &inst->systems);
+	}
+	sys->nr_events++;
+	sys->nr_refs++;
+	ev->system = sys;
+	trace_events_fs_get_file(file);
+	hlist_add_head(&ev->node, &kfe_pending);
 	spin_unlock(&kfe_change_lock);
+	if (new_sys)
+		kfe_system_free(new_sys);
 	schedule_work(&kfe_trace_work);
 	return;
 
 nomem:
 	pr_warn("kernfs_events: no memory to mirror event %s/%s\n",
 		system, event);
-	if (ev) {
-		kfree(ev->system_name);
-		kfree(ev);
-	}
+	if (ev)
+		kmem_cache_free(kfe_event_cache, ev);
+}
+
+/* Under kfe_change_lock: forget a live or pending event. */
+static void kfe_kill_event(struct kfe_event *ev)
+{
+	hlist_del(&ev->node);
+	hlist_add_head(&ev->node, &kfe_dead);
+	ev->system->nr_events--;
 }
 
 static void kfe_remove_event(struct trace_event_file *file)
@@ -171,14 +245,16 @@ static void kfe_remove_event(struct trace_event_file *file)
 	struct kfe_event *ev;
 
 	spin_lock(&kfe_change_lock);
-	hash_for_each_possible(kfe_event_hash, ev, hash, (unsigned long)file) {
-		if (ev->file == file) {
-			hash_del(&ev->hash);
-			ev->change.removed = true;
-			kfe_queue_change(&ev->change);
-			break;
-		}
-	}
+	hash_for_each_possible(kfe_event_hash, ev, node, (unsigned long)file)
+		if (ev->file == file)
+			goto found;
+	hlist_for_each_entry(ev, &kfe_pending, node)
+		if (ev->file == file)
+			goto found;
+	spin_unlock(&kfe_change_lock);
+	return;
+found:
+	kfe_kill_event(ev);
 	spin_unlock(&kfe_change_lock);
 	schedule_work(&kfe_trace_work);
 }
@@ -190,7 +266,157 @@ static const struct trace_events_fs_ops kfe_trace_ops = {
 	.remove_event		= kfe_remove_event,
 };
 
-/* The worker's side: build and remove directories. */
+/* Building directories: under kfe_mirror_lock. */
+
+static int kfe_build_event(struct kfe_event *ev, struct kfe_dir *parent,
+			   const char *name)
+{
+	struct kfe_dir *dir;
+
+	dir = kfe_create_lazy_dir(name, parent, kfe_event_entries,
+				  kfe_nr_event_entries, ev, NULL);
+	if (IS_ERR(dir))
+		return PTR_ERR(dir);
+	ev->dir = dir;
+	return 0;
+}
+
+/*
+ * The live events of @sys that have no directory yet, and their names,
+ * copied while the event calls cannot go away.
+ */
+struct kfe_event_batch {
+	int			nr;
+	struct kfe_event	**evs;
+	char			*names;		/* nr strings, back to back */
+};
+
+static int kfe_collect_events(struct kfe_system *sys,
+			      struct kfe_event_batch *b)
+{
+	size_t want_nr = 0, want_len = 0, nr, len, size;
+	struct kfe_event *ev;
+	const char *name;
+	int bkt;
+
+	for (;;) {
+		b->evs = kvmalloc_array(want_nr ?: 1, sizeof(*b->evs),
+					GFP_KERNEL);
+		b->names = kvmalloc(want_len ?: 1, GFP_KERNEL);
+		if (!b->evs || !b->names)
+			return -ENOMEM;
+
+		nr = 0;
+		len = 0;
+		spin_lock(&kfe_change_lock);
+		hash_for_each(kfe_event_hash, bkt, ev, node) {
+			if (ev->system != sys || ev->dir)
+				continue;
+			name = trace_event_name(ev->file->event_call);
+			size = strlen(name) + 1;
+			if (nr < want_nr && len + size <= want_len) {
+				b->evs[nr] = ev;
+				memcpy(b->names + len, name, size);
+			}
+			nr++;
+			len += size;
+		}
+		spin_unlock(&kfe_change_lock);
+		if (nr <= want_nr && len <= want_len)
+			break;
+		kvfree(b->evs);
+		kvfree(b->names);
+		want_nr = nr;
+		want_len = len;
+	}
+	b->nr = nr;
+	return 0;
+}
+
+/* subdirs of a system directory: a lazy directory per event. */
+static int kfe_system_subdirs(struct kfe_dir *dir, void *data)
+{
+	struct kfe_system *sys = container_of(data, struct kfe_system, td);
+	struct kfe_event_batch b = { };
+	const char *name;
+	int i, ret;
+
+	mutex_lock(&kfe_mirror_lock);
+	ret = -ENOENT;
+	if (sys->dir != dir)		/* being removed */
+		goto out;
+	ret = kfe_collect_events(sys, &b);
+	for (i = 0, name = b.names; !ret && i < b.nr; i++) {
+		ret = kfe_build_event(b.evs[i], dir, name);
+		name += strlen(name) + 1;
+	}
+	if (ret) {
+		/* kfe_dir_populate() removes the directories made. */
+		while (i--)
+			b.evs[i]->dir = NULL;
+	} else {
+		sys->populated = true;
+	}
+out:
+	mutex_unlock(&kfe_mirror_lock);
+	kvfree(b.evs);
+	kvfree(b.names);
+	return ret;
+}
+
+static int kfe_build_system(struct kfe_system *sys, struct kfe_dir *parent)
+{
+	struct kfe_dir *dir;
+
+	dir = kfe_create_lazy_dir(sys->td.system, parent, kfe_system_entries,
+				  kfe_nr_system_entries, &sys->td,
+				  kfe_system_subdirs);
+	if (IS_ERR(dir))
+		return PTR_ERR(dir);
+	sys->dir = dir;
+	return 0;
+}
+
+/* A system of @inst with events and no directory. */
+static struct kfe_system *kfe_next_unbuilt_system(struct kfe_instance *inst)
+{
+	struct kfe_system *sys, *found = NULL;
+
+	spin_lock(&kfe_change_lock);
+	list_for_each_entry(sys, &inst->systems, list) {
+		if (sys->nr_events && !sys->dir) {
+			found = sys;
+			break;
+		}
+	}
+	spin_unlock(&kfe_change_lock);
+	return found;
+}
+
+/* subdirs of an events directory: a lazy directory per system. */
+static int kfe_events_subdirs(struct kfe_dir *dir, void *data)
+{
+	struct kfe_instance *inst = container_of(data, struct kfe_instance, td);
+	struct kfe_system *sys;
+	int ret = 0;
+
+	mutex_lock(&kfe_mirror_lock);
+	while (!ret && (sys = kfe_next_unbuilt_system(inst)))
+		ret = kfe_build_system(sys, dir);
+	if (ret) {
+		/* kfe_dir_populate() removes the directories made. */
+		spin_lock(&kfe_change_lock);
+		list_for_each_entry(sys, &inst->systems, list)
+			sys->dir = NULL;
+		spin_unlock(&kfe_change_lock);
+	} else {
+		inst->populated = true;
+	}
+	mutex_unlock(&kfe_mirror_lock);
+	return ret;
+}
+
+/* The worker's side. */
 
 static void kfe_build_instance(struct kfe_instance *inst)
 {
@@ -201,14 +427,16 @@ static void kfe_build_instance(struct kfe_instance *inst)
 					   NULL, 0, NULL);
 		if (IS_ERR(inst->top))
 			goto fail;
-		events = kfe_create_dir("events", inst->top,
-					kfe_events_entries,
-					kfe_nr_events_entries, &inst->td);
+		events = kfe_create_lazy_dir("events", inst->top,
+					     kfe_events_entries,
+					     kfe_nr_events_entries, &inst->td,
+					     kfe_events_subdirs);
 	} else {
-		events = kfe_create_events_root("events", NULL,
-						kfe_events_entries,
-						kfe_nr_events_entries,
-						&inst->td);
+		events = kfe_create_lazy_events_root("events", NULL,
+						     kfe_events_entries,
+						     kfe_nr_events_entries,
+						     &inst->td,
+						     kfe_events_subdirs);
 	}
 	if (IS_ERR(events))
 		goto fail;
@@ -230,125 +458,115 @@ static void kfe_destroy_instance(struct kfe_instance *inst)
 	kfe_instance_free(inst);
 }
 
-static struct kfe_system *kfe_get_system(struct kfe_instance *inst,
-					 const char *name)
-{
-	struct kfe_system *sys;
-	struct kfe_dir *dir;
-
-	list_for_each_entry(sys, &inst->systems, list) {
-		if (!strcmp(sys->td.system, name)) {
-			sys->nr_events++;
-			return sys;
-		}
-	}
-
-	sys = kzalloc(sizeof(*sys), GFP_KERNEL);
-	if (!sys)
-		return ERR_PTR(-ENOMEM);
-	sys->td.tr = inst->td.tr;
-	sys->td.system = kstrdup(name, GFP_KERNEL);
-	if (!sys->td.system) {
-		kfree(sys);
-		return ERR_PTR(-ENOMEM);
-	}
-	dir = kfe_create_dir(name, inst->events, kfe_system_entries,
-			     kfe_nr_system_entries, &sys->td);
-	if (IS_ERR(dir)) {
-		kfree(sys->td.system);
-		kfree(sys);
-		return ERR_CAST(dir);
-	}
-	sys->dir = dir;
-	sys->nr_events = 1;
-	list_add_tail(&sys->list, &inst->systems);
-	return sys;
-}
-
-static void kfe_put_system(struct kfe_system *sys)
-{
-	if (--sys->nr_events)
-		return;
-	list_del(&sys->list);
-	kfe_remove_dir(sys->dir);
-	kfree(sys->td.system);
-	kfree(sys);
-}
-
-static void kfe_build_event(struct kfe_event *ev)
-{
-	struct kfe_system *sys;
-	struct kfe_dir *dir;
-
-	if (!ev->instance->events)
-		return;
-	sys = kfe_get_system(ev->instance, ev->system_name);
-	if (IS_ERR(sys))
-		goto fail;
-	dir = kfe_create_dir(ev->name, sys->dir, kfe_event_entries,
-			     kfe_nr_event_entries, ev);
-	if (IS_ERR(dir)) {
-		kfe_put_system(sys);
-		goto fail;
-	}
-	ev->system = sys;
-	ev->dir = dir;
-	return;
-
-fail:
-	pr_warn("kernfs_events: could not mirror event %s/%s\n",
-		ev->system_name, ev->name);
-}
-
-static void kfe_destroy_event(struct kfe_event *ev)
-{
-	if (ev->dir) {
-		kfe_remove_dir(ev->dir);
-		kfe_put_system(ev->system);
-	}
-	kfe_event_free(ev);
-}
-
-/* Apply one change; a removal after the build, or instead of it. */
-static void kfe_apply_change(struct kfe_change *change, bool removed)
+/* Build or remove one instance, in the order tracing made them. */
+static bool kfe_apply_instance_change(void)
 {
 	struct kfe_instance *inst;
-	struct kfe_event *ev;
+	bool removed = false;
 
-	if (change->instance) {
-		inst = container_of(change, struct kfe_instance, change);
-		if (removed)
-			kfe_destroy_instance(inst);
-		else
-			kfe_build_instance(inst);
-	} else {
-		ev = container_of(change, struct kfe_event, change);
-		if (removed)
-			kfe_destroy_event(ev);
-		else
-			kfe_build_event(ev);
+	spin_lock(&kfe_change_lock);
+	inst = list_first_entry_or_null(&kfe_instance_changes,
+					struct kfe_instance, change);
+	if (inst) {
+		list_del_init(&inst->change);
+		removed = inst->removed;
 	}
+	spin_unlock(&kfe_change_lock);
+	if (!inst)
+		return false;
+
+	/* A removal during the build queues itself again. */
+	if (removed)
+		kfe_destroy_instance(inst);
+	else
+		kfe_build_instance(inst);
+	return true;
+}
+
+/* Remove the directory of one event tracing removed, and forget it. */
+static bool kfe_reap_dead_event(void)
+{
+	struct kfe_dir *dir, *sys_dir = NULL;
+	struct kfe_system *sys;
+	struct kfe_event *ev;
+	bool last;
+
+	mutex_lock(&kfe_mirror_lock);
+	spin_lock(&kfe_change_lock);
+	ev = hlist_entry_safe(kfe_dead.first, struct kfe_event, node);
+	if (ev) {
+		hlist_del(&ev->node);
+		sys = ev->system;
+		last = !--sys->nr_refs && !sys->nr_events;
+		if (last)
+			list_del(&sys->list);
+	}
+	spin_unlock(&kfe_change_lock);
+	if (!ev) {
+		mutex_unlock(&kfe_mirror_lock);
+		return false;
+	}
+	dir = ev->dir;
+	ev->dir = NULL;
+	if (last) {
+		sys_dir = sys->dir;
+		sys->dir = NULL;
+	}
+	mutex_unlock(&kfe_mirror_lock);
+
+	kfe_remove_dir(dir);
+	kfe_remove_dir(sys_dir);
+	if (last)
+		kfe_system_free(sys);
+	trace_events_fs_put_file(ev->file);
+	kmem_cache_free(kfe_event_cache, ev);
+	return true;
+}
+
+/* Make one added event live, and its directories if they are visible. */
+static bool kfe_mirror_pending_event(void)
+{
+	char name[NAME_MAX + 1];
+	struct kfe_instance *inst;
+	struct kfe_system *sys;
+	struct kfe_event *ev;
+	int ret = 0;
+
+	mutex_lock(&kfe_mirror_lock);
+	spin_lock(&kfe_change_lock);
+	ev = hlist_entry_safe(kfe_pending.first, struct kfe_event, node);
+	if (ev) {
+		hlist_del(&ev->node);
+		hash_add(kfe_event_hash, &ev->node, (unsigned long)ev->file);
+		strscpy(name, trace_event_name(ev->file->event_call));
+	}
+	spin_unlock(&kfe_change_lock);
+	if (!ev) {
+		mutex_unlock(&kfe_mirror_lock);
+		return false;
+	}
+
+	sys = ev->system;
+	inst = sys->instance;
+	if (inst->populated && !sys->dir)
+		ret = kfe_build_system(sys, inst->events);
+	else if (sys->populated && !ev->dir)
+		ret = kfe_build_event(ev, sys->dir, name);
+	mutex_unlock(&kfe_mirror_lock);
+
+	if (ret)
+		pr_warn("kernfs_events: could not mirror event %s/%s: %d\n",
+			sys->td.system, name, ret);
+	return true;
 }
 
 static void kfe_trace_work_fn(struct work_struct *work)
 {
-	struct kfe_change *change;
-	bool removed;
-
 	mutex_lock(&kfe_trace_lock);
-	for (;;) {
-		spin_lock(&kfe_change_lock);
-		change = list_first_entry_or_null(&kfe_changes,
-						  struct kfe_change, list);
-		if (change) {
-			list_del_init(&change->list);
-			removed = change->removed;
-		}
-		spin_unlock(&kfe_change_lock);
-		if (!change)
-			break;
-		kfe_apply_change(change, removed);
-	}
+	/* Removals first, so that a name is free before it is reused. */
+	while (kfe_reap_dead_event() || kfe_apply_instance_change() ||
+	       kfe_mirror_pending_event())
+		;
 	mutex_unlock(&kfe_trace_lock);
 }
 
@@ -364,14 +582,26 @@ int kfe_trace_init(void)
 {
 	int ret;
 
+	kfe_event_cache = KMEM_CACHE(kfe_event, 0);
+	if (!kfe_event_cache)
+		return -ENOMEM;
+
 	kfe_instances_dir = kfe_create_events_root("instances", NULL, NULL, 0,
 						   NULL);
-	if (IS_ERR(kfe_instances_dir))
-		return PTR_ERR(kfe_instances_dir);
+	if (IS_ERR(kfe_instances_dir)) {
+		ret = PTR_ERR(kfe_instances_dir);
+		goto out_cache;
+	}
 
 	ret = trace_events_fs_register(&kfe_trace_ops);
 	if (ret)
-		kfe_remove_dir(kfe_instances_dir);
+		goto out_dir;
+	return 0;
+
+out_dir:
+	kfe_remove_dir(kfe_instances_dir);
+out_cache:
+	kmem_cache_destroy(kfe_event_cache);
 	return ret;
 }
 
@@ -392,19 +622,16 @@ void kfe_trace_exit(void)
 	trace_events_fs_unregister(&kfe_trace_ops);
 
 	spin_lock(&kfe_change_lock);
-	hash_for_each_safe(kfe_event_hash, bkt, next, ev, hash) {
-		hash_del(&ev->hash);
-		ev->change.removed = true;
-		kfe_queue_change(&ev->change);
-	}
-	list_for_each_entry_safe(inst, tmp, &kfe_instance_list, list) {
-		list_del(&inst->list);
-		inst->change.removed = true;
-		kfe_queue_change(&inst->change);
-	}
+	hash_for_each_safe(kfe_event_hash, bkt, next, ev, node)
+		kfe_kill_event(ev);
+	hlist_for_each_entry_safe(ev, next, &kfe_pending, node)
+		kfe_kill_event(ev);
+	list_for_each_entry_safe(inst, tmp, &kfe_instance_list, list)
+		kfe_queue_instance_removal(inst);
 	spin_unlock(&kfe_change_lock);
 
 	flush_work(&kfe_trace_work);
 	kfe_trace_work_fn(&kfe_trace_work);
 	kfe_remove_dir(kfe_instances_dir);
+	kmem_cache_destroy(kfe_event_cache);
 }

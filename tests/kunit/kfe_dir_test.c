@@ -7,6 +7,7 @@
 #include <linux/dcache.h>
 #include <linux/debugfs.h>
 #include <linux/kernfs.h>
+#include <linux/kthread.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 
@@ -20,6 +21,8 @@ struct kfe_dir_test_data {
 	int fail_with;			/* "fails" returns this, if non-zero */
 	struct vfsmount *mnt;		/* for "probe" */
 	int probe_lookup;		/* what "probe" saw of the directory */
+	int subdirs_calls;		/* times kfe_dir_test_subdirs() ran */
+	int subdirs_fail;		/* it fails with this, if non-zero */
 };
 
 static int kfe_dir_test_show(struct seq_file *sf, void *v)
@@ -35,6 +38,41 @@ static const struct kernfs_ops kfe_dir_test_ops = {
 	.seq_show = kfe_dir_test_show,
 };
 
+struct kfe_dir_test_probe {
+	struct vfsmount *mnt;
+	int ret;
+	struct completion done;
+};
+
+static int kfe_dir_test_probe_fn(void *arg)
+{
+	struct kfe_dir_test_probe *p = arg;
+	struct kstat st;
+
+	p->ret = kfe_test_stat(p->mnt, KFE_DIR_TEST_NAME, &st);
+	complete(&p->done);
+	return 0;
+}
+
+/*
+ * Look up the test directory as another task would, from a kthread: a
+ * callback runs with kfe_options_rwsem held, and a lookup from this task
+ * would teach lockdep that the lock nests outside directory inode locks,
+ * which lazy directories take the other way round.
+ */
+static int kfe_dir_test_probe(struct vfsmount *mnt)
+{
+	struct kfe_dir_test_probe p = { .mnt = mnt };
+	struct task_struct *task;
+
+	init_completion(&p.done);
+	task = kthread_run(kfe_dir_test_probe_fn, &p, "kfe_dir_probe");
+	if (IS_ERR(task))
+		return PTR_ERR(task);
+	wait_for_completion(&p.done);
+	return p.ret;
+}
+
 static int kfe_dir_test_callback(const char *name, umode_t *mode,
 				 void **data, const struct kernfs_ops **ops)
 {
@@ -44,11 +82,8 @@ static int kfe_dir_test_callback(const char *name, umode_t *mode,
 		return 0;
 	if (!strcmp(name, "fails") && d->fail_with)
 		return d->fail_with;
-	if (!strcmp(name, "probe") && d->mnt) {
-		struct kstat st;
-
-		d->probe_lookup = kfe_test_stat(d->mnt, KFE_DIR_TEST_NAME, &st);
-	}
+	if (!strcmp(name, "probe") && d->mnt)
+		d->probe_lookup = kfe_dir_test_probe(d->mnt);
 	*mode = strcmp(name, "private") ? 0444 : 0400;
 	*ops = &kfe_dir_test_ops;
 	return 1;
@@ -97,6 +132,30 @@ static struct kfe_dir *kfe_dir_test_create(struct kunit *test)
 				      kfe_dir_test_entries,
 				      ARRAY_SIZE(kfe_dir_test_entries),
 				      &t->data);
+}
+
+/* Makes "sub", a lazy directory with the first entry. */
+static int kfe_dir_test_subdirs(struct kfe_dir *dir, void *data)
+{
+	struct kfe_dir_test_data *d = data;
+	struct kfe_dir *sub;
+
+	d->subdirs_calls++;
+	sub = kfe_create_lazy_dir("sub", dir, kfe_dir_test_entries, 1, d,
+				  NULL);
+	if (IS_ERR(sub))
+		return PTR_ERR(sub);
+	return d->subdirs_fail;
+}
+
+static struct kfe_dir *kfe_dir_test_create_lazy(struct kunit *test)
+{
+	struct kfe_dir_test *t = test->priv;
+
+	return kfe_create_lazy_events_root(KFE_DIR_TEST_NAME, NULL,
+					   kfe_dir_test_entries,
+					   ARRAY_SIZE(kfe_dir_test_entries),
+					   &t->data, kfe_dir_test_subdirs);
 }
 
 /* The error of a creation expected to fail; one that succeeded is undone. */
@@ -409,6 +468,60 @@ static void kfe_dir_test_inode_numbers_unique_and_stable(struct kunit *test)
 	}
 }
 
+static bool kfe_dir_test_has_children(struct kfe_dir *dir)
+{
+	return !RB_EMPTY_ROOT(&kfe_dir_node(dir)->dir.children);
+}
+
+static void kfe_dir_test_lazy_content_made_on_first_use(struct kunit *test)
+{
+	struct kfe_dir_test *t = test->priv;
+	struct kstat st;
+
+	t->dir = kfe_dir_test_create_lazy(test);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t->dir));
+	KUNIT_EXPECT_FALSE(test, kfe_dir_test_has_children(t->dir));
+	KUNIT_EXPECT_EQ(test, t->data.subdirs_calls, 0);
+
+	KUNIT_EXPECT_EQ(test,
+			kfe_test_stat(t->mnt, KFE_DIR_TEST_NAME "/sub/shown", &st),
+			0);
+	KUNIT_EXPECT_EQ(test, t->data.subdirs_calls, 1);
+	KUNIT_ASSERT_EQ(test, kfe_test_stat(t->mnt, KFE_DIR_TEST_NAME, &st), 0);
+	KUNIT_EXPECT_EQ(test, st.nlink, 3);
+	KUNIT_EXPECT_NOT_NULL(test, kfe_dir_file(t->dir, "shown"));
+	KUNIT_EXPECT_EQ(test, t->data.subdirs_calls, 1);
+}
+
+static void kfe_dir_test_lazy_error_fails_access_then_retries(struct kunit *test)
+{
+	struct kfe_dir_test *t = test->priv;
+	struct kstat st;
+
+	t->data.fail_with = -EIO;
+	t->dir = kfe_dir_test_create_lazy(test);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t->dir));
+	KUNIT_EXPECT_EQ(test,
+			kfe_test_stat(t->mnt, KFE_DIR_TEST_NAME "/shown", &st),
+			-EIO);
+	KUNIT_EXPECT_FALSE(test, kfe_dir_test_has_children(t->dir));
+
+	/* A failing subdirs function: its "sub" goes with the files. */
+	t->data.fail_with = 0;
+	t->data.subdirs_fail = -ENOSPC;
+	KUNIT_EXPECT_EQ(test,
+			kfe_test_stat(t->mnt, KFE_DIR_TEST_NAME "/shown", &st),
+			-ENOSPC);
+	KUNIT_EXPECT_FALSE(test, kfe_dir_test_has_children(t->dir));
+	/* kfe_dir_file() tries again, and fails again. */
+	KUNIT_EXPECT_NULL(test, kfe_dir_file(t->dir, "shown"));
+
+	t->data.subdirs_fail = 0;
+	KUNIT_EXPECT_EQ(test,
+			kfe_test_stat(t->mnt, KFE_DIR_TEST_NAME "/sub", &st), 0);
+	KUNIT_EXPECT_EQ(test, t->data.subdirs_calls, 3);
+}
+
 static struct kunit_case kfe_dir_test_cases[] = {
 	KUNIT_CASE(kfe_dir_test_files_follow_callback),
 	KUNIT_CASE(kfe_dir_test_callback_hides_entry),
@@ -423,6 +536,8 @@ static struct kunit_case kfe_dir_test_cases[] = {
 	KUNIT_CASE(kfe_dir_test_allocation_failure_creates_nothing),
 	KUNIT_CASE(kfe_dir_test_open_file_gets_enodev_after_removal),
 	KUNIT_CASE(kfe_dir_test_inode_numbers_unique_and_stable),
+	KUNIT_CASE(kfe_dir_test_lazy_content_made_on_first_use),
+	KUNIT_CASE(kfe_dir_test_lazy_error_fails_access_then_retries),
 	{}
 };
 

@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite for the populate contract of lazy kernfs directories
+ * (patches/0003): kernfs_create_lazy_dir_ns() and
+ * kernfs_syscall_ops->populate(), on a kernfs root of its own.
+ */
+#include <kunit/test.h>
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/kernfs.h>
+#include <linux/kthread.h>
+
+#define KERNFS_LAZY_TEST_THREADS	4
+
+/* What the populate callback of a test directory does; its kn->priv. */
+struct kernfs_lazy_test_dir {
+	atomic_t calls;			/* times populate() ran */
+	int fail_with;			/* if non-zero, fail after the files */
+	bool lazy_child;		/* also create a lazy "sub" */
+	const void *ns[2];		/* with a namespace: one "x" in each */
+	struct completion started;	/* populate() is running */
+	struct completion go;		/* ... and may go on */
+	bool wait_for_go;
+};
+
+static const struct kernfs_ops kernfs_lazy_test_ops = { };
+
+static struct kernfs_node *kernfs_lazy_test_file(struct kernfs_node *parent,
+						 const char *name,
+						 const void *ns)
+{
+	return __kernfs_create_file(parent, name, S_IFREG | 0444,
+				    GLOBAL_ROOT_UID, GLOBAL_ROOT_GID, 0,
+				    &kernfs_lazy_test_ops, NULL, ns, NULL);
+}
+
+static int kernfs_lazy_test_populate(struct kernfs_node *kn)
+{
+	struct kernfs_lazy_test_dir *d = kn->priv;
+	struct kernfs_node *child;
+	int i;
+
+	atomic_inc(&d->calls);
+	complete(&d->started);
+	if (d->wait_for_go)
+		wait_for_completion(&d->go);
+	else
+		msleep(20);	/* let concurrent first accesses pile up */
+
+	if (d->ns[0]) {
+		for (i = 0; i < ARRAY_SIZE(d->ns); i++) {
+			child = kernfs_lazy_test_file(kn, "x", d->ns[i]);
+			if (IS_ERR(child))
+				return PTR_ERR(child);
+		}
+		return 0;
+	}
+	child = kernfs_lazy_test_file(kn, "a", NULL);
+	if (IS_ERR(child))
+		return PTR_ERR(child);
+	if (d->fail_with)
+		return d->fail_with;
+	child = kernfs_lazy_test_file(kn, "b", NULL);
+	if (IS_ERR(child))
+		return PTR_ERR(child);
+	if (d->lazy_child) {
+		child = kernfs_create_lazy_dir_ns(kn, "sub", 0755,
+						  GLOBAL_ROOT_UID,
+						  GLOBAL_ROOT_GID,
+						  d + 1, NULL);
+		if (IS_ERR(child))
+			return PTR_ERR(child);
+	}
+	return 0;
+}
+
+static struct kernfs_syscall_ops kernfs_lazy_test_scops = {
+	.populate = kernfs_lazy_test_populate,
+};
+
+struct kernfs_lazy_test {
+	struct kernfs_root *root;
+	struct kernfs_lazy_test_dir d[2];	/* a directory and its "sub" */
+	struct kernfs_node *dir;
+};
+
+static int kernfs_lazy_test_init(struct kunit *test)
+{
+	struct kernfs_lazy_test *t;
+	int i;
+
+	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	for (i = 0; i < ARRAY_SIZE(t->d); i++) {
+		atomic_set(&t->d[i].calls, 0);
+		init_completion(&t->d[i].started);
+		init_completion(&t->d[i].go);
+	}
+	t->root = kernfs_create_root(&kernfs_lazy_test_scops,
+				     KERNFS_ROOT_CREATE_DEACTIVATED, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t->root));
+	kernfs_activate(kernfs_root_to_node(t->root));
+	test->priv = t;
+	return 0;
+}
+
+static void kernfs_lazy_test_exit(struct kunit *test)
+{
+	struct kernfs_lazy_test *t = test->priv;
+
+	kernfs_destroy_root(t->root);
+}
+
+/* Create the lazy directory "dir", activated unless told otherwise. */
+static void kernfs_lazy_test_mkdir(struct kunit *test, bool activate)
+{
+	struct kernfs_lazy_test *t = test->priv;
+
+	t->dir = kernfs_create_lazy_dir_ns(kernfs_root_to_node(t->root), "dir",
+					   0755, GLOBAL_ROOT_UID,
+					   GLOBAL_ROOT_GID, &t->d[0], NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t->dir));
+	if (activate)
+		kernfs_activate(t->dir);
+}
+
+/* kernfs_find_and_get() of dir/@name: true if found. */
+static bool kernfs_lazy_test_has(struct kernfs_lazy_test *t, const char *name)
+{
+	struct kernfs_node *kn = kernfs_find_and_get(t->dir, name);
+
+	kernfs_put(kn);
+	return kn;
+}
+
+static void kernfs_lazy_test_populated_once_on_first_search(struct kunit *test)
+{
+	struct kernfs_lazy_test *t = test->priv;
+
+	kernfs_lazy_test_mkdir(test, true);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->d[0].calls), 0);
+	KUNIT_EXPECT_EQ(test, t->dir->dir.subdirs, 0);
+
+	KUNIT_EXPECT_TRUE(test, kernfs_lazy_test_has(t, "a"));
+	KUNIT_EXPECT_TRUE(test, kernfs_lazy_test_has(t, "b"));
+	KUNIT_EXPECT_FALSE(test, kernfs_lazy_test_has(t, "c"));
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->d[0].calls), 1);
+}
+
+struct kernfs_lazy_test_thread {
+	struct kernfs_lazy_test *t;
+	struct kernfs_node *found;
+	struct completion done;
+};
+
+static int kernfs_lazy_test_finder(void *arg)
+{
+	struct kernfs_lazy_test_thread *th = arg;
+
+	th->found = kernfs_find_and_get(th->t->dir, "b");
+	complete(&th->done);
+	return 0;
+}
+
+static void kernfs_lazy_test_concurrent_first_lookups_share_one_populate(struct kunit *test)
+{
+	struct kernfs_lazy_test_thread th[KERNFS_LAZY_TEST_THREADS];
+	struct kernfs_lazy_test *t = test->priv;
+	struct task_struct *task;
+	int i;
+
+	kernfs_lazy_test_mkdir(test, true);
+	for (i = 0; i < ARRAY_SIZE(th); i++) {
+		th[i].t = t;
+		th[i].found = NULL;
+		init_completion(&th[i].done);
+		task = kthread_run(kernfs_lazy_test_finder, &th[i],
+				   "kernfs_lazy_%d", i);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	}
+	for (i = 0; i < ARRAY_SIZE(th); i++)
+		wait_for_completion(&th[i].done);
+
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->d[0].calls), 1);
+	for (i = 0; i < ARRAY_SIZE(th); i++) {
+		KUNIT_EXPECT_NOT_NULL(test, th[i].found);
+		KUNIT_EXPECT_PTR_EQ(test, th[i].found, th[0].found);
+		kernfs_put(th[i].found);
+	}
+}
+
+static void kernfs_lazy_test_failure_is_undone_and_retried(struct kunit *test)
+{
+	struct kernfs_lazy_test *t = test->priv;
+
+	kernfs_lazy_test_mkdir(test, true);
+	t->d[0].fail_with = -EIO;
+	KUNIT_EXPECT_FALSE(test, kernfs_lazy_test_has(t, "a"));
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->d[0].calls), 1);
+	KUNIT_EXPECT_TRUE(test, RB_EMPTY_ROOT(&t->dir->dir.children));
+
+	/* The next access calls populate() again; "a" would be -EEXIST. */
+	t->d[0].fail_with = 0;
+	KUNIT_EXPECT_TRUE(test, kernfs_lazy_test_has(t, "a"));
+	KUNIT_EXPECT_TRUE(test, kernfs_lazy_test_has(t, "b"));
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->d[0].calls), 2);
+}
+
+static void kernfs_lazy_test_removed_before_populate_is_enoent(struct kunit *test)
+{
+	struct kernfs_lazy_test *t = test->priv;
+
+	kernfs_lazy_test_mkdir(test, true);
+	kernfs_get(t->dir);
+	kernfs_remove(t->dir);
+	KUNIT_EXPECT_FALSE(test, kernfs_lazy_test_has(t, "a"));
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->d[0].calls), 0);
+	kernfs_put(t->dir);
+}
+
+struct kernfs_lazy_test_remover {
+	struct kernfs_node *kn;
+	struct completion done;
+};
+
+static int kernfs_lazy_test_remove_fn(void *arg)
+{
+	struct kernfs_lazy_test_remover *r = arg;
+
+	kernfs_remove(r->kn);
+	complete(&r->done);
+	return 0;
+}
+
+static void kernfs_lazy_test_removal_waits_for_populate(struct kunit *test)
+{
+	struct kernfs_lazy_test *t = test->priv;
+	struct kernfs_lazy_test_thread finder = { .t = t };
+	struct kernfs_lazy_test_remover remover;
+	struct task_struct *task;
+
+	kernfs_lazy_test_mkdir(test, true);
+	kernfs_get(t->dir);
+	t->d[0].wait_for_go = true;
+	init_completion(&finder.done);
+	task = kthread_run(kernfs_lazy_test_finder, &finder, "kernfs_lazy_f");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	wait_for_completion(&t->d[0].started);
+
+	remover.kn = t->dir;
+	init_completion(&remover.done);
+	task = kthread_run(kernfs_lazy_test_remove_fn, &remover,
+			   "kernfs_lazy_r");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	/* The populate callback holds an active reference: removal waits. */
+	KUNIT_EXPECT_EQ(test,
+			wait_for_completion_timeout(&remover.done,
+						    msecs_to_jiffies(100)),
+			0);
+
+	complete(&t->d[0].go);
+	wait_for_completion(&remover.done);
+	wait_for_completion(&finder.done);
+	/* Its children could not be added to a directory being removed. */
+	KUNIT_EXPECT_NULL(test, finder.found);
+	KUNIT_EXPECT_TRUE(test, RB_EMPTY_ROOT(&t->dir->dir.children));
+	kernfs_put(finder.found);
+	kernfs_put(t->dir);
+}
+
+static void kernfs_lazy_test_children_activated_with_directory(struct kunit *test)
+{
+	struct kernfs_lazy_test *t = test->priv;
+	struct kernfs_node *a;
+
+	/* Not activated yet: only its creator reaches it, and may fill it. */
+	kernfs_lazy_test_mkdir(test, false);
+	a = kernfs_find_and_get(t->dir, "a");
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_EXPECT_FALSE(test, a->flags & KERNFS_ACTIVATED);
+
+	kernfs_activate(t->dir);
+	KUNIT_EXPECT_TRUE(test, a->flags & KERNFS_ACTIVATED);
+	kernfs_put(a);
+
+	/* Populated after activation: kernfs activates the new children. */
+	kernfs_remove(t->dir);
+	kernfs_lazy_test_mkdir(test, true);
+	a = kernfs_find_and_get(t->dir, "a");
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_EXPECT_TRUE(test, a->flags & KERNFS_ACTIVATED);
+	kernfs_put(a);
+}
+
+static void kernfs_lazy_test_walk_populates_each_level(struct kunit *test)
+{
+	struct kernfs_lazy_test *t = test->priv;
+	struct kernfs_node *kn;
+
+	t->d[0].lazy_child = true;
+	kernfs_lazy_test_mkdir(test, true);
+	kn = kernfs_walk_and_get(kernfs_root_to_node(t->root), "dir/sub/b");
+	KUNIT_EXPECT_NOT_NULL(test, kn);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->d[0].calls), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->d[1].calls), 1);
+	if (kn)
+		KUNIT_EXPECT_STREQ(test, kn->parent->name, "sub");
+	kernfs_put(kn);
+
+	/* A walk that fails in a populate() finds nothing. */
+	kernfs_remove(t->dir);
+	t->d[1].fail_with = -ENOMEM;
+	kernfs_lazy_test_mkdir(test, true);
+	kn = kernfs_walk_and_get(kernfs_root_to_node(t->root), "dir/sub/b");
+	KUNIT_EXPECT_NULL(test, kn);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->d[1].calls), 2);
+	kernfs_put(kn);
+}
+
+static void kernfs_lazy_test_namespaced_children(struct kunit *test)
+{
+	static const int tag[2];
+	struct kernfs_lazy_test *t = test->priv;
+	struct kernfs_node *kn;
+	int i;
+
+	t->d[0].ns[0] = &tag[0];
+	t->d[0].ns[1] = &tag[1];
+	kernfs_lazy_test_mkdir(test, false);
+	kernfs_enable_ns(t->dir);
+	kernfs_activate(t->dir);
+
+	for (i = 0; i < ARRAY_SIZE(tag); i++) {
+		kn = kernfs_find_and_get_ns(t->dir, "x", &tag[i]);
+		KUNIT_ASSERT_NOT_NULL(test, kn);
+		KUNIT_EXPECT_PTR_EQ(test, kn->ns, (const void *)&tag[i]);
+		kernfs_put(kn);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->d[0].calls), 1);
+}
+
+static void kernfs_lazy_test_children_get_unique_ids(struct kunit *test)
+{
+	struct kernfs_lazy_test *t = test->priv;
+	struct kernfs_node *a, *b;
+
+	kernfs_lazy_test_mkdir(test, true);
+	a = kernfs_find_and_get(t->dir, "a");
+	b = kernfs_find_and_get(t->dir, "b");
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_EXPECT_NE(test, kernfs_ino(a), kernfs_ino(b));
+	KUNIT_EXPECT_NE(test, kernfs_ino(a), kernfs_ino(t->dir));
+	KUNIT_EXPECT_NE(test, kernfs_ino(b), kernfs_ino(t->dir));
+	kernfs_put(a);
+	kernfs_put(b);
+}
+
+static struct kunit_case kernfs_lazy_test_cases[] = {
+	KUNIT_CASE(kernfs_lazy_test_populated_once_on_first_search),
+	KUNIT_CASE(kernfs_lazy_test_concurrent_first_lookups_share_one_populate),
+	KUNIT_CASE(kernfs_lazy_test_failure_is_undone_and_retried),
+	KUNIT_CASE(kernfs_lazy_test_removed_before_populate_is_enoent),
+	KUNIT_CASE(kernfs_lazy_test_removal_waits_for_populate),
+	KUNIT_CASE(kernfs_lazy_test_children_activated_with_directory),
+	KUNIT_CASE(kernfs_lazy_test_walk_populates_each_level),
+	KUNIT_CASE(kernfs_lazy_test_namespaced_children),
+	KUNIT_CASE(kernfs_lazy_test_children_get_unique_ids),
+	{}
+};
+
+static struct kunit_suite kernfs_lazy_test_suite = {
+	.name = "kernfs_lazy",
+	.init = kernfs_lazy_test_init,
+	.exit = kernfs_lazy_test_exit,
+	.test_cases = kernfs_lazy_test_cases,
+};
+
+kunit_test_suite(kernfs_lazy_test_suite);
+
+MODULE_DESCRIPTION("KUnit tests for lazily populated kernfs directories");
+MODULE_LICENSE("GPL");
