@@ -71,6 +71,9 @@ static DEFINE_MUTEX(kfe_trace_lock);
 static struct kfe_dir *kfe_instances_dir;
 static struct kmem_cache *kfe_event_cache;
 
+/* A callback could not record a change: it is missing from the mirror. */
+static bool kfe_record_failed;
+
 static void kfe_trace_work_fn(struct work_struct *work);
 static DECLARE_WORK(kfe_trace_work, kfe_trace_work_fn);
 
@@ -93,6 +96,7 @@ static void kfe_add_instance(struct trace_array *tr, const char *name)
 		}
 	}
 	if (!inst) {
+		kfe_record_failed = true;
 		pr_warn("kernfs_events: no memory to mirror instance %s\n",
 			name ?: "(top)");
 		return;
@@ -226,6 +230,7 @@ static void kfe_add_event(struct trace_array *tr, struct trace_event_file *file,
 	return;
 
 nomem:
+	kfe_record_failed = true;
 	pr_warn("kernfs_events: no memory to mirror event %s/%s\n",
 		system, event);
 	if (ev)
@@ -575,6 +580,7 @@ static void kfe_trace_work_fn(struct work_struct *work)
  *
  * Creates instances/ and registers with tracing, which replays every
  * instance and event; the directories appear as the worker builds them.
+ * An instance or event that cannot be recorded fails the whole call.
  *
  * Return: 0, or a negative errno with nothing left behind.
  */
@@ -596,6 +602,14 @@ int kfe_trace_init(void)
 	ret = trace_events_fs_register(&kfe_trace_ops);
 	if (ret)
 		goto out_dir;
+	/*
+	 * The replay ran the callbacks in this task. Tracing cannot hear of
+	 * their failures: fail the load rather than mirror part of the tree.
+	 */
+	if (kfe_record_failed) {
+		kfe_trace_exit();
+		return -ENOMEM;
+	}
 	return 0;
 
 out_dir:
