@@ -32,6 +32,7 @@
  * @nr_entries: its length
  * @data: the data passed to each entry's callback
  * @subdirs: creates the subdirectories of a lazy directory, or NULL
+ * @dying: kfe_remove_dir() has begun to remove it
  * @files: the node of each entry, or NULL if its callback left it out
  *	or the directory is lazy and not populated yet
  */
@@ -44,6 +45,7 @@ struct kfe_dir {
 	int			nr_entries;
 	void			*data;
 	kfe_subdirs_fn		subdirs;
+	bool			dying;
 	struct kernfs_node	*files[] __counted_by(nr_entries);
 };
 
@@ -57,6 +59,15 @@ static struct lock_class_key kfe_active_key;
 /* Protects the links between kfe_dirs, not the kernfs nodes. */
 static DEFINE_MUTEX(kfe_tree_lock);
 static LIST_HEAD(kfe_roots);
+
+/*
+ * Held for reading while a lazy directory is populated, for writing while
+ * kfe_remove_dir() marks a directory dying. kernfs_remove() waits for the
+ * active reference that a populate holds on its directory, but it frees
+ * the children the populate has made so far before that, in post-order:
+ * a populate that still uses them must not overlap a removal above it.
+ */
+static DECLARE_RWSEM(kfe_populate_rwsem);
 
 static int kfe_check_name(const char *name)
 {
@@ -112,20 +123,50 @@ static int kfe_dir_create_files(struct kfe_dir *dir)
 	return 0;
 }
 
-/* Undo a failed population of @dir: remove what it created. */
+/* Free @top and every directory below it, children first. */
+static void kfe_dir_free(struct kfe_dir *top)
+{
+	struct kfe_dir *dir = top;
+
+	for (;;) {
+		struct kfe_dir *child, *parent = dir->parent;
+
+		child = list_first_entry_or_null(&dir->children,
+						 struct kfe_dir, sibling);
+		if (child) {
+			dir = child;
+			continue;
+		}
+		if (dir == top) {
+			kfree(dir);
+			return;
+		}
+		list_del(&dir->sibling);
+		kfree(dir);
+		dir = parent;
+	}
+}
+
+/*
+ * Forget what a failed population of @dir created: kernfs removes the
+ * nodes itself when populate() fails. Nothing else can reach them yet.
+ */
 static void kfe_dir_depopulate(struct kfe_dir *dir)
 {
 	struct kfe_dir *child, *tmp;
 	int i;
 
-	list_for_each_entry_safe(child, tmp, &dir->children, sibling)
-		kfe_remove_dir(child);
-
-	down_read(&kfe_options_rwsem);
-	for (i = 0; i < dir->nr_entries; i++) {
-		kernfs_remove(dir->files[i]);
-		dir->files[i] = NULL;
+	mutex_lock(&kfe_tree_lock);
+	list_for_each_entry_safe(child, tmp, &dir->children, sibling) {
+		list_del(&child->sibling);
+		kfe_dir_free(child);
 	}
+	mutex_unlock(&kfe_tree_lock);
+
+	/* A remount walks the files under kfe_options_rwsem. */
+	down_read(&kfe_options_rwsem);
+	for (i = 0; i < dir->nr_entries; i++)
+		dir->files[i] = NULL;
 	up_read(&kfe_options_rwsem);
 }
 
@@ -138,12 +179,18 @@ static void kfe_dir_depopulate(struct kfe_dir *dir)
  * on @kn, before anyone can see the children.
  *
  * Return: 0, or the first error; then nothing it created is left and
- * kernfs calls it again on the next access.
+ * kernfs calls it again on the next access. -ENOENT if the directory or
+ * one above it is being removed.
  */
 int kfe_dir_populate(struct kernfs_node *kn)
 {
-	struct kfe_dir *dir = kn->priv;
-	int ret;
+	struct kfe_dir *dir = kn->priv, *pos;
+	int ret = -ENOENT;
+
+	down_read(&kfe_populate_rwsem);
+	for (pos = dir; pos; pos = pos->parent)
+		if (pos->dying)
+			goto out;
 
 	down_read(&kfe_options_rwsem);
 	ret = kfe_dir_create_files(dir);
@@ -152,6 +199,8 @@ int kfe_dir_populate(struct kernfs_node *kn)
 		ret = dir->subdirs(dir, dir->data);
 	if (ret)
 		kfe_dir_depopulate(dir);
+out:
+	up_read(&kfe_populate_rwsem);
 	return ret;
 }
 
@@ -353,47 +402,30 @@ struct kfe_dir *kfe_create_lazy_dir(const char *name, struct kfe_dir *parent,
 }
 EXPORT_SYMBOL_GPL(kfe_create_lazy_dir);
 
-/* Free @top and every directory below it, children first. */
-static void kfe_dir_free(struct kfe_dir *top)
-{
-	struct kfe_dir *dir = top;
-
-	for (;;) {
-		struct kfe_dir *child, *parent = dir->parent;
-
-		child = list_first_entry_or_null(&dir->children,
-						 struct kfe_dir, sibling);
-		if (child) {
-			dir = child;
-			continue;
-		}
-		if (dir == top) {
-			kfree(dir);
-			return;
-		}
-		list_del(&dir->sibling);
-		kfree(dir);
-		dir = parent;
-	}
-}
-
 /**
  * kfe_remove_dir - remove a directory, its files and its subdirectories
  * @dir: the directory; NULL or an ERR_PTR() is ignored
  *
+ * First waits for the populate callback in progress, if any; one that
+ * starts later below @dir fails its access with -ENOENT. Then
  * kernfs_remove() hides the whole subtree at once, waits for every
  * operation in flight on its nodes and releases their open files, which
  * return -ENODEV from then on. When this returns no kernfs_ops of the
  * subtree is running or will run, so the caller may free the data it
  * gave the callbacks. @dir and the directories below it are freed.
  *
- * Must not be called with a lock that those ops take, nor from an op of
- * a file inside @dir.
+ * Must not be called with a lock that those ops or a subdirs function
+ * take, nor from an op of a file inside @dir, an entry callback or a
+ * subdirs function.
  */
 void kfe_remove_dir(struct kfe_dir *dir)
 {
 	if (IS_ERR_OR_NULL(dir))
 		return;
+
+	down_write(&kfe_populate_rwsem);
+	dir->dying = true;
+	up_write(&kfe_populate_rwsem);
 
 	mutex_lock(&kfe_tree_lock);
 	list_del(&dir->sibling);
