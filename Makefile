@@ -5,6 +5,8 @@
 # make demo       boot the VM, load and mount kernfs_events, show a tour
 # make vm-shell   an interactive shell in the VM with the module mounted
 # make htmldocs   build the guide into Documentation/output/html
+# make bench      measure against eventfs on the release kernel
+# make stress     the reliability checks with their full loop counts
 #
 # KDIR=<dir> builds against another configured kernel tree instead.
 
@@ -33,6 +35,13 @@ clean:
 check:
 	tools/check
 
+bench:
+	tools/bench/run
+
+stress: modules
+	tools/vm-run --kernel debug --timeout 5400 -- env KFE_STRESS=full \
+		sh -c 'tests/vm/check-stress.py; s=$$?; tests/vm/check-faults.py && exit $$s'
+
 demo: modules
 	tools/vm-run --kernel $(FLAVOUR) -- tools/demo
 
@@ -47,4 +56,4 @@ htmldocs: kernel
 vm-shell: modules
 	tools/vm-run --kernel $(FLAVOUR) --interactive -- /bin/bash -l
 
-.PHONY: all kernel modules sparse clean check demo vm-shell htmldocs
+.PHONY: all kernel modules sparse clean check bench stress demo vm-shell htmldocs

@@ -1,0 +1,351 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""The benchmark, run inside the VM by tools/bench/run (and, small, by
+tests/vm/check-bench): kernfs_events against eventfs and against a
+dentry-per-file tree, in one boot, on one event set.
+
+    guest.py [--small] OUT.json
+
+The event set is that of a fresh trace instance: tracing gives it the
+same events as the top level, and its eventfs and kernfs_events trees are
+created by the mkdir, so their cost is the filesystems' own. The third
+design, dentry_per_file, is the same tree of directories and files built
+by tools/bench/kfe_dentry_bench.ko in debugfs.
+
+Memory comes from /proc/allocinfo, attributed by call site: a design
+owns the lines of its own code (fs/kernfs and kernfs_events, fs/tracefs,
+fs/debugfs and the bench module) and the dentries and inodes (fs/dcache.c,
+fs/inode.c) that appear while it alone is being walked. Designs are
+walked one after the other, with caches dropped in between.
+"""
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+TRACEFS = "/sys/kernel/tracing"
+MNT = os.environ["KFE_MNT"]
+TOP = os.environ["KFE_TOP"]
+BENCH_DEBUGFS = "/sys/kernel/debug/kfe_dentry_bench"
+INSTANCE = "kfe_bench"
+SMALL = "--small" in sys.argv
+OUT = sys.argv[-1]
+REPS = 1 if SMALL else 5
+SCALES = [50] if SMALL else [1000, 10000]
+# What is walked and timed, relative to each design's events/: two
+# systems for the small run, which checks the code, not the numbers.
+SUBSET = ["sched", "timer"] if SMALL else ["."]
+
+# The call sites of each design's own code. At rest, eventfs is only
+# event_inode.c: the rest of tracefs's allocations at mkdir are the
+# instance's other files. During a walk of the events tree, tracefs's
+# inodes (tracefs_alloc_inode, which embeds the VFS inode) count too.
+OWN_SITES = {
+    "kernfs_events": re.compile(r"^fs/kernfs/|\[kernfs_events\]"),
+    "eventfs": re.compile(r"^fs/tracefs/"),
+    "dentry_per_file": re.compile(r"^fs/debugfs/|\[kfe_dentry_bench\]"),
+}
+IDLE_SITES = dict(OWN_SITES, eventfs=re.compile(r"^fs/tracefs/event_inode\.c"))
+VFS_SITES = re.compile(r"^fs/(dcache|inode)\.c:")
+
+
+def log(msg):
+    print(f"# {msg}", file=sys.stderr, flush=True)
+
+
+def write(path, data):
+    with open(path, "w") as f:
+        f.write(data)
+
+
+def drop_caches():
+    """Drop dentries and inodes, and wait until their RCU-delayed frees
+    are done: until the VFS's bytes stop changing for half a second, so
+    that one design's frees are not counted in the next one's walk."""
+    os.sync()
+    write("/proc/sys/vm/drop_caches", "3")
+    last = None
+    for _ in range(120):
+        time.sleep(0.5)
+        now = bytes_of(allocinfo(), VFS_SITES)
+        if now == last:
+            return
+        last = now
+    log("drop_caches: the VFS's bytes did not settle in 60 s")
+
+
+def profile_allocations():
+    """Count allocations by call site from now on, if the kernel was
+    booted with the counting off (the debug flavour is, to boot fast)."""
+    with open("/proc/sys/vm/mem_profiling") as f:
+        if f.read().strip() == "0":
+            write("/proc/sys/vm/mem_profiling", "1")
+
+
+def allocinfo():
+    """{call site: bytes} from /proc/allocinfo."""
+    sites = {}
+    with open("/proc/allocinfo") as f:
+        for line in f:
+            fields = line.split()
+            if len(fields) < 3 or not fields[0].isdigit():
+                continue
+            site = " ".join(fields[2:])
+            sites[site] = sites.get(site, 0) + int(fields[0])
+    return sites
+
+
+def bytes_of(snap, pattern):
+    return sum(v for k, v in snap.items() if pattern.search(k))
+
+
+def by_site(after, before, pattern):
+    """The call sites matching PATTERN whose bytes changed, with the change."""
+    out = {}
+    for site in set(after) | set(before):
+        if pattern.search(site):
+            d = after.get(site, 0) - before.get(site, 0)
+            if d:
+                out[site] = d
+    return dict(sorted(out.items(), key=lambda kv: -abs(kv[1]))[:12])
+
+
+def slab(name):
+    """Bytes in use in the slab cache NAME, from /proc/slabinfo."""
+    with open("/proc/slabinfo") as f:
+        for line in f:
+            fields = line.split()
+            if fields and fields[0] == name:
+                return int(fields[1]) * int(fields[3])
+    return 0
+
+
+def settle(cond, timeout=300):
+    end = time.time() + timeout
+    while time.time() < end:
+        if cond():
+            return True
+        time.sleep(0.1)
+    return cond()
+
+
+def subset(top):
+    """The directories under TOP that the benchmark walks, for a shell."""
+    return " ".join(os.path.normpath(os.path.join(top, rel)) for rel in SUBSET)
+
+
+def walk(top):
+    """stat every node under TOP, as find -exec stat does; the node count."""
+    n = 0
+    for rel in SUBSET:
+        for d, dirs, files in os.walk(os.path.join(top, rel)):
+            for name in dirs + files:
+                os.lstat(os.path.join(d, name))
+                n += 1
+    return n
+
+
+def sh(cmd):
+    subprocess.run(cmd, shell=True, check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+
+
+# GNU tar does not read files when the archive is /dev/null: a pipe
+# makes it read what it archives.
+OPS = {
+    "find": lambda t: sh(f"find {subset(t)} > /dev/null"),
+    "ls_lR": lambda t: sh(f"ls -lR {subset(t)} > /dev/null"),
+    "stat_all": walk,
+    "tar": lambda t: sh(f"tar -cf - -C {t} {' '.join(SUBSET)} | cat > /dev/null"),
+}
+
+
+def timed(fn, arg):
+    t0 = time.perf_counter()
+    fn(arg)
+    return time.perf_counter() - t0
+
+
+def summary(samples):
+    return {"median": statistics.median(samples), "min": min(samples),
+            "max": max(samples), "runs": len(samples)}
+
+
+def time_ops(top):
+    out = {}
+    for op, fn in OPS.items():
+        cold = []
+        for _ in range(REPS):
+            drop_caches()
+            cold.append(timed(fn, top))
+        warm = [timed(fn, top) for _ in range(REPS)]
+        out[op] = {"cold": summary(cold), "warm": summary(warm)}
+    return out
+
+
+def tree_shape(top):
+    """The paths of every file under TOP, relative to it."""
+    paths = []
+    for d, _, files in os.walk(top):
+        rel = os.path.relpath(d, top)
+        paths += [os.path.join(rel, f) for f in files if rel != "."]
+    return sorted(paths)
+
+
+def measure_walks(design, top, idle, res):
+    """Walk, tar, then drop caches; record the bytes of DESIGN at each
+    state: IDLE, its bytes at rest, plus what its own code and the VFS
+    allocated since the caches were dropped before the walk. The first
+    walk is timed: for kernfs_events it builds the lazy directories."""
+    own = OWN_SITES[design]
+    drop_caches()
+    before = allocinfo()
+    res["first_walk_s"] = timed(walk, top)
+    walked = allocinfo()
+    OPS["tar"](top)
+    tarred = allocinfo()
+    drop_caches()
+    dropped = allocinfo()
+
+    def total(snap):
+        return idle + bytes_of(snap, own) - bytes_of(before, own) + \
+            bytes_of(snap, VFS_SITES) - bytes_of(before, VFS_SITES)
+    res["bytes_idle"] = idle
+    res["bytes_walked"] = total(walked)
+    res["bytes_tarred"] = total(tarred)
+    res["bytes_dropped"] = total(dropped)
+    res["sites_walked"] = by_site(walked, before, own)
+    res["vfs_walked"] = by_site(walked, before, VFS_SITES)
+
+
+def main():
+    results = {"kernel": os.uname().release, "small": SMALL, "designs": {}}
+    profile_allocations()
+    tinst = os.path.join(TRACEFS, "instances", INSTANCE)
+    ours = os.path.join(MNT, "instances", INSTANCE, "events")
+    theirs = os.path.join(tinst, "events")
+    dentry = os.path.join(BENCH_DEBUGFS, "events")
+
+    # 1. A fresh instance: eventfs and kernfs_events at rest.
+    drop_caches()
+    base = allocinfo()
+    slab0 = slab("kernfs_node_cache")
+    os.mkdir(tinst)
+    # Listing the instance's directory does not look into events/, which
+    # stat (nlink) or a lookup in it would populate.
+    top = os.path.dirname(ours)
+    if not settle(lambda: os.path.exists(top) and
+                  "events" in os.listdir(top)):
+        raise SystemExit("the instance was not mirrored")
+    time.sleep(1)		# let the mirror's worker finish
+    idle = allocinfo()
+    slab_idle = slab("kernfs_node_cache")
+
+    paths = tree_shape(theirs)
+    events = len({os.path.dirname(p) for p in paths if p.count("/") == 2})
+    results["events"] = events
+    results["systems"] = len({p.split("/")[0] for p in paths})
+    results["files"] = len(paths)
+    log(f"{events} events, {results['systems']} systems, {len(paths)} files")
+
+    designs = results["designs"]
+    for name, top in (("kernfs_events", ours), ("eventfs", theirs)):
+        designs[name] = {"tree": top}
+        at_rest = bytes_of(idle, IDLE_SITES[name]) - \
+            bytes_of(base, IDLE_SITES[name])
+        designs[name]["sites_idle"] = by_site(idle, base, IDLE_SITES[name])
+        measure_walks(name, top, at_rest, designs[name])
+    designs["kernfs_events"]["slab_kernfs_node_idle"] = slab_idle - slab0
+    designs["kernfs_events"]["slab_kernfs_node_walked"] = \
+        slab("kernfs_node_cache") - slab0
+
+    # 2. The same tree, one dentry and inode per node, in debugfs.
+    drop_caches()
+    base_d = allocinfo()
+    sh(f"insmod {TOP}/tools/bench/kfe_dentry_bench.ko")
+    t0 = time.perf_counter()
+    write(os.path.join(BENCH_DEBUGFS, "build"), "\n".join(paths) + "\n")
+    build_s = time.perf_counter() - t0
+    idle_d = allocinfo()
+    designs["dentry_per_file"] = {"tree": dentry, "build_s": build_s}
+    # debugfs pins a dentry and an inode per node from creation.
+    sites = re.compile(OWN_SITES["dentry_per_file"].pattern + "|" +
+                       VFS_SITES.pattern)
+    designs["dentry_per_file"]["sites_idle"] = by_site(idle_d, base_d, sites)
+    measure_walks("dentry_per_file", dentry,
+                  bytes_of(idle_d, sites) - bytes_of(base_d, sites),
+                  designs["dentry_per_file"])
+
+    # 3. Times, cold and warm, each design's tree in turn.
+    for name, d in designs.items():
+        log(f"timing {name}")
+        d["timings"] = time_ops(d["tree"])
+    sh("rmmod kfe_dentry_bench")
+    os.rmdir(tinst)
+
+    for d in designs.values():
+        for state in ("idle", "walked", "tarred", "dropped"):
+            d[f"bytes_per_event_{state}"] = d[f"bytes_{state}"] / events
+        for op, t in d["timings"].items():
+            for kind in ("cold", "warm"):
+                ref = designs["eventfs"]["timings"][op][kind]["median"]
+                t[kind]["ratio_to_eventfs"] = t[kind]["median"] / ref
+
+    results["scale"] = [scale(n) for n in SCALES]
+    results["module_load"] = module_load()
+    with open(OUT, "w") as f:
+        json.dump(results, f, indent=1)
+
+
+def scale(n):
+    """N kprobe events in one system: listing and stat, both trees."""
+    log(f"scale: {n} kprobe events")
+    kp = os.path.join(TRACEFS, "kprobe_events")
+    lines = [f"p:kfe_scale/e{i} ksys_sync\n" for i in range(n)]
+    t0 = time.perf_counter()
+    fd = os.open(kp, os.O_WRONLY | os.O_APPEND)
+    for i in range(0, n, 1000):
+        os.write(fd, "".join(lines[i:i + 1000]).encode())
+    os.close(fd)
+    create_s = time.perf_counter() - t0
+    ours = os.path.join(MNT, "events", "kfe_scale")
+    theirs = os.path.join(TRACEFS, "events", "kfe_scale")
+    ok = settle(lambda: os.path.isdir(ours) and len(os.listdir(ours)) >= n + 2)
+    mirror_s = time.perf_counter() - t0 - create_s
+    out = {"events": n, "create_s": create_s, "mirror_s": mirror_s,
+           "mirrored": ok}
+    mid = f"e{n // 2}/enable"
+    for name, top in (("kernfs_events", ours), ("eventfs", theirs)):
+        drop_caches()
+        out[f"{name}_list_cold_s"] = timed(os.listdir, top)
+        out[f"{name}_list_warm_s"] = timed(os.listdir, top)
+        drop_caches()
+        out[f"{name}_stat_cold_s"] = timed(os.lstat, os.path.join(top, mid))
+        out[f"{name}_stat_warm_s"] = timed(os.lstat, os.path.join(top, mid))
+    # Clearing them all at once is one write, as `> kprobe_events` is.
+    fd = os.open(kp, os.O_WRONLY | os.O_TRUNC)
+    os.close(fd)
+    settle(lambda: not os.path.exists(ours))
+    return out
+
+
+def module_load():
+    """Unload, then time insmod, mount and a listing of every system."""
+    sh(f"umount {MNT}")
+    sh("rmmod kernfs_events")
+    t0 = time.perf_counter()
+    sh(f"insmod {TOP}/kernfs_events.ko")
+    insmod_s = time.perf_counter() - t0
+    sh(f"mount -t kernfs_events kernfs_events {MNT}")
+    want = len(os.listdir(os.path.join(TRACEFS, "events")))
+    events = os.path.join(MNT, "events")
+    settle(lambda: os.path.isdir(events) and
+           len(os.listdir(events)) >= want, 60)
+    return {"insmod_s": insmod_s, "mirrored_s": time.perf_counter() - t0}
+
+
+if __name__ == "__main__":
+    main()
