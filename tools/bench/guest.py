@@ -62,27 +62,34 @@ def write(path, data):
 
 
 def drop_caches():
-    """Drop dentries and inodes, and wait until their RCU-delayed frees
-    are done: until the VFS's bytes stop changing for half a second, so
-    that one design's frees are not counted in the next one's walk."""
+    """Drop dentries and inodes until the VFS's bytes stop changing.
+
+    One drop is not enough for kernfs: a directory's inode becomes
+    unused only when the dentries below it are freed, after the inode
+    shrinker of that pass has run. Waiting for the bytes to settle also
+    lets the RCU-delayed frees finish, so that they are not counted in
+    the next design's walk."""
     os.sync()
-    write("/proc/sys/vm/drop_caches", "3")
     last = None
-    for _ in range(120):
+    for _ in range(60):
+        write("/proc/sys/vm/drop_caches", "3")
         time.sleep(0.5)
         now = bytes_of(allocinfo(), VFS_SITES)
         if now == last:
             return
         last = now
-    log("drop_caches: the VFS's bytes did not settle in 60 s")
+    log("drop_caches: the VFS's bytes did not settle in 60 drops")
 
 
-def profile_allocations():
-    """Count allocations by call site from now on, if the kernel was
-    booted with the counting off (the debug flavour is, to boot fast)."""
+def profile_allocations(on):
+    """Turn the counting of allocations by call site on or off; whether
+    it was off. The debug flavour boots with it off, and must get it off
+    again: the tests that follow inject allocation failures, and a failed
+    allocation of the counters' own vectors WARNs."""
     with open("/proc/sys/vm/mem_profiling") as f:
-        if f.read().strip() == "0":
-            write("/proc/sys/vm/mem_profiling", "1")
+        was_off = f.read().strip() == "0"
+    write("/proc/sys/vm/mem_profiling", "1" if on else "0")
+    return was_off
 
 
 def allocinfo():
@@ -223,7 +230,6 @@ def measure_walks(design, top, idle, res):
 
 def main():
     results = {"kernel": os.uname().release, "small": SMALL, "designs": {}}
-    profile_allocations()
     tinst = os.path.join(TRACEFS, "instances", INSTANCE)
     ours = os.path.join(MNT, "instances", INSTANCE, "events")
     theirs = os.path.join(tinst, "events")
@@ -348,4 +354,9 @@ def module_load():
 
 
 if __name__ == "__main__":
-    main()
+    was_off = profile_allocations(True)
+    try:
+        main()
+    finally:
+        if was_off:
+            profile_allocations(False)
