@@ -36,7 +36,8 @@ def problems(r):
         for s in STATES:
             num(f"{d}.bytes_per_event_{s}", dr.get(f"bytes_per_event_{s}"),
                 positive=False)
-        num(f"{d}.bytes_per_event_walked", dr.get("bytes_per_event_walked"))
+        num(f"{d}.bytes_per_event_walked", dr.get("bytes_per_event_walked"),
+            positive=r.get("allocation_profiling", True))
         for op in OPS:
             for kind in ("cold", "warm"):
                 t = dr.get("timings", {}).get(op, {}).get(kind, {})
