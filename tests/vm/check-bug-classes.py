@@ -18,6 +18,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from failslab import inject  # noqa: E402
+from kprobes import kprobe  # noqa: E402
 from ktap import Suite  # noqa: E402
 
 TRACEFS = "/sys/kernel/tracing"
@@ -30,18 +31,6 @@ INSTANCE = "kfe_bug_inst"
 CHURN_SECONDS = 4
 
 s = Suite("kfe_bug_classes")
-
-
-def kprobe(line):
-    """Append LINE to kprobe_events in one write(); 0 or the errno."""
-    fd = os.open(os.path.join(TRACEFS, "kprobe_events"), os.O_WRONLY | os.O_APPEND)
-    try:
-        os.write(fd, (line + "\n").encode())
-        return 0
-    except OSError as e:
-        return e.errno
-    finally:
-        os.close(fd)
 
 
 def add_probe(name=PROBE):

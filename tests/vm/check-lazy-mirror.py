@@ -14,6 +14,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from kprobes import kprobe  # noqa: E402
 from ktap import Suite  # noqa: E402
 
 TRACEFS = "/sys/kernel/tracing"
@@ -65,22 +66,6 @@ def tree(top):
 def events_of(name):
     return (os.path.join(MNT, "instances", name, "events"),
             os.path.join(TRACEFS, "instances", name, "events"))
-
-
-def kprobe(line):
-    """Append LINE to kprobe_events in one write(); 0 or the errno.
-
-    Not open(..., "a"): Python seeks to the end, which tracefs refuses.
-    """
-    fd = os.open(os.path.join(TRACEFS, "kprobe_events"),
-                 os.O_WRONLY | os.O_APPEND)
-    try:
-        os.write(fd, (line + "\n").encode())
-        return 0
-    except OSError as e:
-        return e.errno
-    finally:
-        os.close(fd)
 
 
 # The smallest system with a few events, so that walks stay short.

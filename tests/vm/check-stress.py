@@ -14,6 +14,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from kprobes import kprobe  # noqa: E402
 from ktap import Suite  # noqa: E402
 
 TRACEFS = "/sys/kernel/tracing"
@@ -32,17 +33,6 @@ PROBE = "kfe_stress"
 PROBE_DIR = os.path.join(MNT, "events", "kprobes", PROBE)
 
 s = Suite("kfe_stress")
-
-
-def kprobe(line):
-    fd = os.open(os.path.join(TRACEFS, "kprobe_events"), os.O_WRONLY | os.O_APPEND)
-    try:
-        os.write(fd, (line + "\n").encode())
-        return 0
-    except OSError as e:
-        return e.errno
-    finally:
-        os.close(fd)
 
 
 def run(*cmd):
