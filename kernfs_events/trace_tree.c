@@ -182,39 +182,35 @@ static struct kfe_system *kfe_system_alloc(struct trace_array *tr,
 static void kfe_add_event(struct trace_array *tr, struct trace_event_file *file,
 			  const char *system, const char *event)
 {
-	struct kfe_system *sys, *new_sys = NULL;
 	struct kfe_instance *inst;
+	struct kfe_system *sys;
 	struct kfe_event *ev;
+
+	/*
+	 * Callbacks are serialised by event_mutex, and only they add and
+	 * remove instances: INST stays valid here.
+	 */
+	spin_lock(&kfe_change_lock);
+	inst = kfe_find_instance(tr);
+	spin_unlock(&kfe_change_lock);
+	/* Its instance could not be mirrored: neither can it. */
+	if (!inst)
+		return;
 
 	ev = kmem_cache_zalloc(kfe_event_cache, GFP_KERNEL);
 	if (!ev)
 		goto nomem;
 	ev->file = file;
 
-	/* Callbacks are serialised by event_mutex: only the worker races. */
 	spin_lock(&kfe_change_lock);
-	inst = kfe_find_instance(tr);
-	sys = inst ? kfe_find_system(inst, system) : NULL;
-	spin_unlock(&kfe_change_lock);
-	if (inst && !sys) {
-		new_sys = kfe_system_alloc(tr, system);
-		if (!new_sys)
-			goto nomem;
-	}
-
-	spin_lock(&kfe_change_lock);
-	inst = kfe_find_instance(tr);
-	if (!inst) {
-		/* Its instance could not be mirrored: neither can it. */
-		spin_unlock(&kfe_change_lock);
-		kfree(new_sys);
-		kmem_cache_free(kfe_event_cache, ev);
-		return;
-	}
 	sys = kfe_find_system(inst, system);
 	if (!sys) {
-		sys = new_sys;
-		new_sys = NULL;
+		spin_unlock(&kfe_change_lock);
+		sys = kfe_system_alloc(tr, system);
+		if (!sys)
+			goto nomem;
+		/* Only callbacks add systems: there is still none. */
+		spin_lock(&kfe_change_lock);
 		sys->instance = inst;
 		list_add_tail(&sys->list, &inst->systems);
 	}
@@ -224,15 +220,13 @@ static void kfe_add_event(struct trace_array *tr, struct trace_event_file *file,
 	trace_events_fs_get_file(file);
 	hlist_add_head(&ev->node, &kfe_pending);
 	spin_unlock(&kfe_change_lock);
-	if (new_sys)
-		kfe_system_free(new_sys);
 	schedule_work(&kfe_trace_work);
 	return;
 
 nomem:
 	kfe_record_failed = true;
-	pr_warn("kernfs_events: no memory to mirror event %s/%s\n",
-		system, event);
+	pr_warn("kernfs_events: no memory to mirror event %s/%s of instance %s\n",
+		system, event, inst->name ?: "(top)");
 	if (ev)
 		kmem_cache_free(kfe_event_cache, ev);
 }
