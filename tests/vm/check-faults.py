@@ -2,18 +2,26 @@
 # SPDX-License-Identifier: GPL-2.0
 """Allocation failures injected with failslab's fail-nth into each
 operation that makes kernfs_events allocate: module load (with the
-replay of every instance and event), mount, and the population of a
-lazy event directory (where an event's nodes are made). Not trace
-instance creation: tracing's ring buffer WARNs when its allocation fails
-(trace_rb_cpu_prepare()), which fails any run; see the guide.
+replay of every instance and event), mount, the population of a lazy
+event directory (where an event's nodes are made), and the two tracing
+operations that call into the module: trace instance creation and
+kprobe event creation.
 
 For N = 1, 2, ... the Nth slab allocation of the operation fails, until
 the operation completes without reaching N. Every failed attempt must
 return an errno and leave nothing behind, and the next attempt must
-succeed with the complete tree; kmemleak, run by vm-run after the
-checks, must find nothing. make check fails every allocation up to 40,
-then one in steps that grow by a quarter; make stress (KFE_STRESS=full)
-fails every one.
+succeed with the complete tree; where tracing itself carries on without
+an event or instance that the module could not record (its callbacks
+cannot fail), the mirror may lack exactly what the module's warning in
+the kernel log names; kmemleak, run by vm-run after the checks, must
+find nothing.
+
+make check fails every allocation up to 40, then one in steps that
+grow by a quarter; make stress (KFE_STRESS=full) fails every one, but
+for instance creation (5,000 allocations, seconds each) every one up to
+200, then steps that grow by a sixteenth. Event creation is short: its
+every allocation fails in both, so that the module's own failure path,
+where tracing carries on, is always reached.
 """
 import ctypes
 import os
@@ -23,47 +31,53 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from failslab import inject  # noqa: E402
+from kprobes import kprobe  # noqa: E402
 from ktap import Suite  # noqa: E402
 
 TRACEFS = "/sys/kernel/tracing"
 MNT = os.environ["KFE_MNT"]
 TOP = os.environ["KFE_TOP"]
 FULL = os.environ.get("KFE_STRESS") == "full"
-LIMIT = 5000
+LIMIT = 20000
 
 s = Suite("kfe_faults")
 libc = ctypes.CDLL(None, use_errno=True)
 
 
-def nths():
+def nths(dense):
+    """1, 2, ... DENSE, then steps that grow."""
     n = 1
     while n <= LIMIT:
         yield n
-        n += 1 if FULL or n < 40 else n // 4
+        n += 1 if n < dense else n // (16 if FULL else 4)
 
 
-def sweep(name, setup, attempt, check, teardown):
+def sweep(name, setup, attempt, check, teardown, dense=None):
     """For N = 1, 2, ...: SETUP(), ATTEMPT() with its Nth allocation
     failing, CHECK(errno) the state it left, TEARDOWN(). Stops when
-    ATTEMPT no longer reaches N; returns the number of failures."""
-    failures = 0
-    for n in nths():
+    ATTEMPT no longer reaches N. CHECK returns how many things the
+    module said it could not record. Returns the number of failures
+    and the sum of those."""
+    failures = unrecorded = 0
+    for n in nths(dense or (LIMIT if FULL else 40)):
         setup()
         err, reached = inject(n, attempt)
         try:
             if not reached:
                 need(err == 0, f"N={n}: errno {err} without a fault")
-            check(err)
+            unrecorded += check(err) or 0
         except AssertionError as e:
             raise AssertionError(f"N={n}: {e}")
         finally:
             teardown()
         failures += bool(err)
         if not reached:
+            named = (f", {unrecorded} times the mirror left out what the "
+                     f"module's warning named" if unrecorded else "")
             print(f"# {name}: {failures} injected failures returned an "
-                  f"errno; completes within {n - 1} allocations",
+                  f"errno{named}; completes within {n - 1} allocations",
                   file=sys.stderr)
-            return failures
+            return failures, unrecorded
     raise AssertionError(f"{name}: still allocating after {LIMIT}")
 
 
@@ -128,8 +142,9 @@ def module_load():
         if loaded():
             need(run("rmmod", "kernfs_events").returncode == 0, "rmmod")
     try:
-        need(sweep("module_load", lambda: None, init_module, check,
-                   teardown) > 0, "no failure injected")
+        failures, _ = sweep("module_load", lambda: None, init_module,
+                            check, teardown)
+        need(failures > 0, "no failure injected")
     finally:
         if not loaded():
             init_module()
@@ -146,8 +161,8 @@ def mount_sweep():
             need(run("umount", MNT).returncode == 0, "umount")
     need(run("umount", MNT).returncode == 0, "umount")
     try:
-        need(sweep("mount", lambda: None, mount, check, teardown) > 0,
-             "no failure injected")
+        failures, _ = sweep("mount", lambda: None, mount, check, teardown)
+        need(failures > 0, "no failure injected")
     finally:
         mount()
 
@@ -186,11 +201,143 @@ def populate_sweep():
         # Failed or not, the next look finds the whole directories.
         need(same_as_tracefs("sched"), "system differs from tracefs")
         need(same_as_tracefs("sched/sched_switch"), "event differs")
-    need(sweep("populate", setup, attempt, check, instance_gone) > 0,
-         "no failure injected")
+    failures, _ = sweep("populate", setup, attempt, check, instance_gone)
+    need(failures > 0, "no failure injected")
+
+
+class Kmsg:
+    """The kernel log from now on, one record per read of /dev/kmsg.
+    Made before a fault is injected: opening it allocates."""
+
+    def __init__(self):
+        self.fd = os.open("/dev/kmsg", os.O_RDONLY | os.O_NONBLOCK)
+        os.lseek(self.fd, 0, os.SEEK_END)
+
+    def unrecorded(self):
+        """What kernfs_events said it had no memory to mirror: a set of
+        instance names ("(top)" for the top level), and one of
+        (instance, system, event)."""
+        instances, events = set(), set()
+        while True:
+            try:
+                rec = os.read(self.fd, 8192).decode(errors="replace")
+            except BlockingIOError:
+                break
+            msg = rec.split(";", 1)[1].strip()
+            what = msg.partition("kernfs_events: no memory to mirror ")[2]
+            if what.startswith("instance "):
+                instances.add(what.split()[1])
+            elif what.startswith("event "):
+                _, path, _, _, inst = what.split()
+                events.add((inst, *path.split("/", 1)))
+        os.close(self.fd)
+        return instances, events
+
+
+def events_of(top, systems):
+    """The (system, event) directories under TOP/events."""
+    found = set()
+    for sys_ in systems or os.listdir(os.path.join(top, "events")):
+        d = os.path.join(top, "events", sys_)
+        if os.path.isdir(d):
+            found |= {(sys_, e) for e in os.listdir(d)
+                      if os.path.isdir(os.path.join(d, e))}
+    return found
+
+
+def mirrors(theirs_top, ours_top, unrecorded, systems=None):
+    """Our tree gets the event directories of tracefs's, less those the
+    module said it could not record, and never more. UNRECORDED is a
+    Kmsg.unrecorded() set of events."""
+    inst = "(top)" if theirs_top == TRACEFS else os.path.basename(theirs_top)
+    theirs = events_of(theirs_top, systems)
+    theirs -= {(sy, ev) for i, sy, ev in unrecorded if i == inst}
+    got = set()
+
+    def same():
+        nonlocal got
+        got = events_of(ours_top, systems) if os.path.isdir(ours_top) else set()
+        return got == theirs
+    need(wait(same), f"{ours_top}: {len(theirs - got)} events missing, "
+         f"{len(got - theirs)} extra, e.g. {sorted(theirs ^ got)[:3]}")
+
+
+def instance_sweep():
+    """Trace instance creation: tracing makes the instance and its
+    events, and calls the module for each in the same task."""
+    log = None
+
+    def setup():
+        nonlocal log
+        log = Kmsg()
+
+    def attempt():
+        os.mkdir(INST)
+
+    def check(err):
+        instances, events = log.unrecorded()
+        exists = os.path.exists(INST)
+        need(exists == (err == 0), f"errno {err}, instance exists {exists}")
+        if not exists or "kfe_faults" in instances:
+            need(wait(lambda: not os.path.exists(OURS)),
+                 "an instance tracefs does not have, or one the module "
+                 "could not record, is mirrored")
+            return len(instances)
+        mirrors(INST, OURS, events)
+        return len(events)
+    failures, _ = sweep("instance", setup, attempt, check, instance_gone,
+                        dense=200 if FULL else None)
+    need(failures > 0, "no failure injected")
+
+
+KPROBE = "kfe_faults"
+
+
+def listed():
+    with open(os.path.join(TRACEFS, "kprobe_events")) as f:
+        return any(f":kprobes/{KPROBE} " in line for line in f)
+
+
+def event_sweep():
+    """kprobe event creation: tracing makes the event in every
+    instance, and calls the module for each in the same task."""
+    log = None
+    os.mkdir(INST)
+
+    def setup():
+        nonlocal log
+        log = Kmsg()
+
+    def attempt():
+        err = kprobe(f"p:{KPROBE} ksys_sync")
+        if err:
+            raise OSError(err, "kprobe_events")
+
+    def check(err):
+        _, events = log.unrecorded()
+        need(listed() == (err == 0), f"errno {err}, listed {listed()}")
+        for top, ours in ((TRACEFS, MNT), (INST, OURS)):
+            mirrors(top, ours, events, ["kprobes"])
+        return len(events)
+
+    def teardown():
+        if listed():
+            need(kprobe(f"-:{KPROBE}") == 0, "cannot delete the kprobe")
+        need(wait(lambda: not any(
+            os.path.exists(os.path.join(top, "events", "kprobes", KPROBE))
+            for top in (MNT, OURS))), "the mirror of a deleted event stayed")
+    try:
+        failures, unrecorded = sweep("event", setup, attempt, check,
+                                     teardown, dense=LIMIT)
+        need(failures > 0, "no failure injected")
+        need(unrecorded > 0, "the module's own failure never reached")
+    finally:
+        instance_gone()
 
 
 s.run("fault_module_load", module_load)
 s.run("fault_mount", mount_sweep)
 s.run("fault_lazy_population", populate_sweep)
+s.run("fault_instance_creation", instance_sweep)
+s.run("fault_event_creation", event_sweep)
 s.finish()
