@@ -17,11 +17,11 @@ the kernel log names; kmemleak, run by vm-run after the checks, must
 find nothing.
 
 make check fails every allocation up to 40, then one in steps that
-grow by a quarter; make stress (KFE_STRESS=full) fails every one, but
-for instance creation (5,000 allocations, seconds each) every one up to
-200, then steps that grow by a sixteenth. Event creation is short: its
-every allocation fails in both, so that the module's own failure path,
-where tracing carries on, is always reached.
+grow by a quarter; make stress (KFE_STRESS=full) every one up to 400
+(200 for instance creation, where an attempt takes seconds), then steps
+that grow by a sixteenth. Event creation is short: its every allocation
+fails in both, so that the module's own failure path, where tracing
+carries on, is always reached.
 """
 import ctypes
 import os
@@ -59,7 +59,7 @@ def sweep(name, setup, attempt, check, teardown, dense=None):
     module said it could not record. Returns the number of failures
     and the sum of those."""
     failures = unrecorded = 0
-    for n in nths(dense or (LIMIT if FULL else 40)):
+    for n in nths(dense or (400 if FULL else 40)):
         setup()
         err, reached = inject(n, attempt)
         try:
