@@ -278,7 +278,7 @@ def instance_sweep():
         instances, events = log.unrecorded()
         exists = os.path.exists(INST)
         need(exists == (err == 0), f"errno {err}, instance exists {exists}")
-        if not exists or "kfe_faults" in instances:
+        if not exists or os.path.basename(INST) in instances:
             need(wait(lambda: not os.path.exists(OURS)),
                  "an instance tracefs does not have, or one the module "
                  "could not record, is mirrored")
@@ -290,7 +290,7 @@ def instance_sweep():
     need(failures > 0, "no failure injected")
 
 
-KPROBE = "kfe_faults"
+KPROBE = os.path.basename(INST)
 
 
 def listed():
@@ -315,7 +315,8 @@ def event_sweep():
 
     def check(err):
         _, events = log.unrecorded()
-        need(listed() == (err == 0), f"errno {err}, listed {listed()}")
+        is_listed = listed()
+        need(is_listed == (err == 0), f"errno {err}, listed {is_listed}")
         for top, ours in ((TRACEFS, MNT), (INST, OURS)):
             mirrors(top, ours, events, ["kprobes"])
         return len(events)
