@@ -5,10 +5,13 @@ with failslab's /proc/thread-self/fail-nth
 
     from failslab import inject
     err, reached = inject(3, lambda: os.mkdir(path))
+    with only("kernfs_node_cache"):
+        err, reached = inject(3, lambda: os.mkdir(path))
 
 Importing this module makes failslab fail GFP_KERNEL allocations too
 (ignore-gfp-wait=N) and keeps it quiet.
 """
+import contextlib
 import os
 
 
@@ -37,6 +40,21 @@ def inject(n, fn):
     finally:
         os.close(fd)
     return err, reached
+
+
+@contextlib.contextmanager
+def only(cache):
+    """Within the block, count and fail only allocations from the slab
+    cache named CACHE (failslab's cache-filter)."""
+    with open(f"/sys/kernel/slab/{cache}/failslab", "w") as f:
+        f.write("1")
+    _set("cache-filter", "Y")
+    try:
+        yield
+    finally:
+        _set("cache-filter", "N")
+        with open(f"/sys/kernel/slab/{cache}/failslab", "w") as f:
+            f.write("0")
 
 
 _set("ignore-gfp-wait", "N")

@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """Allocation failures injected with failslab's fail-nth into each
 operation that makes kernfs_events allocate: module load (with the
-replay of every instance and event), mount, the population of a lazy
-event directory (where an event's nodes are made), and the two tracing
-operations that call into the module: trace instance creation and
-kprobe event creation.
+replay of every instance and event), module load again with only its
+kernfs nodes failing (failslab's cache-filter), mount, the population
+of a lazy event directory (where an event's nodes are made), and the
+two tracing operations that call into the module: trace instance
+creation and kprobe event creation.
 
 For N = 1, 2, ... the Nth slab allocation of the operation fails, until
 the operation completes without reaching N. Every failed attempt must
@@ -19,9 +20,10 @@ find nothing.
 make check fails every allocation up to 40, then one in steps that
 grow by a quarter; make stress (KFE_STRESS=full) every one up to 400
 (200 for instance creation, where an attempt takes seconds), then steps
-that grow by a sixteenth. Event creation is short: its every allocation
-fails in both, so that the module's own failure path, where tracing
-carries on, is always reached.
+that grow by a sixteenth. Event creation and the kernfs nodes of module
+load are few, and their every allocation fails in both: so the module's
+own failure path, where tracing carries on, and each sysfs file of the
+module's slab cache are always reached.
 """
 import ctypes
 import os
@@ -30,7 +32,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from failslab import inject  # noqa: E402
+from failslab import inject, only  # noqa: E402
 from kprobes import kprobe  # noqa: E402
 from ktap import Suite  # noqa: E402
 
@@ -126,7 +128,7 @@ def wait(cond, timeout=60):
     return cond()
 
 
-def module_load():
+def module_load(name="module_load", dense=None):
     need(run("umount", MNT).returncode == 0, "umount")
     need(run("rmmod", "kernfs_events").returncode == 0, "rmmod")
 
@@ -142,13 +144,21 @@ def module_load():
         if loaded():
             need(run("rmmod", "kernfs_events").returncode == 0, "rmmod")
     try:
-        failures, _ = sweep("module_load", lambda: None, init_module,
-                            check, teardown)
+        failures, _ = sweep(name, lambda: None, init_module, check,
+                            teardown, dense)
         need(failures > 0, "no failure injected")
     finally:
         if not loaded():
             init_module()
         mount()
+
+
+def module_load_kernfs_nodes():
+    """Module load with only kernfs nodes failing, every one of them:
+    the sysfs directories and files of the module and of its slab
+    cache, and the module's own root."""
+    with only("kernfs_node_cache"):
+        module_load("module_load_kernfs_nodes", dense=LIMIT)
 
 
 def mount_sweep():
@@ -337,6 +347,7 @@ def event_sweep():
 
 
 s.run("fault_module_load", module_load)
+s.run("fault_module_load_kernfs_nodes", module_load_kernfs_nodes)
 s.run("fault_mount", mount_sweep)
 s.run("fault_lazy_population", populate_sweep)
 s.run("fault_instance_creation", instance_sweep)
