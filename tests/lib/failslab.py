@@ -15,8 +15,8 @@ import contextlib
 import os
 
 
-def _set(setting, value):
-    with open(f"/sys/kernel/debug/failslab/{setting}", "w") as f:
+def _set(setting, value, where="/sys/kernel/debug/failslab"):
+    with open(f"{where}/{setting}", "w") as f:
         f.write(value)
 
 
@@ -46,15 +46,13 @@ def inject(n, fn):
 def only(cache):
     """Within the block, count and fail only allocations from the slab
     cache named CACHE (failslab's cache-filter)."""
-    with open(f"/sys/kernel/slab/{cache}/failslab", "w") as f:
-        f.write("1")
+    _set("failslab", "1", f"/sys/kernel/slab/{cache}")
     _set("cache-filter", "Y")
     try:
         yield
     finally:
         _set("cache-filter", "N")
-        with open(f"/sys/kernel/slab/{cache}/failslab", "w") as f:
-            f.write("0")
+        _set("failslab", "0", f"/sys/kernel/slab/{cache}")
 
 
 _set("ignore-gfp-wait", "N")

@@ -156,7 +156,7 @@ def module_load(name="module_load", dense=None):
 def module_load_kernfs_nodes():
     """Module load with only kernfs nodes failing, every one of them:
     the sysfs directories and files of the module and of its slab
-    cache, and the module's own root."""
+    cache, and those the module makes itself."""
     with only("kernfs_node_cache"):
         module_load("module_load_kernfs_nodes", dense=LIMIT)
 
