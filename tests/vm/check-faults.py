@@ -26,6 +26,7 @@ own failure path, where tracing carries on, and each sysfs file of the
 module's slab cache are always reached.
 """
 import ctypes
+import errno
 import os
 import subprocess
 import sys
@@ -128,13 +129,17 @@ def wait(cond, timeout=60):
     return cond()
 
 
-def module_load(name="module_load", dense=None):
+def module_load(name="module_load", dense=None, expect=None):
+    """Sweep init_module(); a failed load returns EXPECT, if given."""
     need(run("umount", MNT).returncode == 0, "umount")
     need(run("rmmod", "kernfs_events").returncode == 0, "rmmod")
 
     def check(err):
         if err:
             need(not loaded(), "insmod failed but the module is loaded")
+            need(expect in (None, err),
+                 f"insmod failed with {errno.errorcode[err]}, "
+                 f"not {errno.errorcode.get(expect)}")
             return
         mount()
         need(wait(tree_complete), "the module mirrors an incomplete tree")
@@ -159,6 +164,15 @@ def module_load_kernfs_nodes():
     cache, and those the module makes itself."""
     with only("kernfs_node_cache"):
         module_load("module_load_kernfs_nodes", dense=LIMIT)
+
+
+def module_load_cache_nodes():
+    """Module load with only the per-node structures of slab caches
+    failing: the module's slab cache cannot be made, and the load
+    reports it as a shortage of memory."""
+    with only("kmem_cache_node"):
+        module_load("module_load_cache_nodes", dense=LIMIT,
+                    expect=errno.ENOMEM)
 
 
 def mount_sweep():
@@ -348,6 +362,7 @@ def event_sweep():
 
 s.run("fault_module_load", module_load)
 s.run("fault_module_load_kernfs_nodes", module_load_kernfs_nodes)
+s.run("fault_module_load_cache_nodes", module_load_cache_nodes)
 s.run("fault_mount", mount_sweep)
 s.run("fault_lazy_population", populate_sweep)
 s.run("fault_instance_creation", instance_sweep)
