@@ -8,10 +8,19 @@
 #include <linux/atomic.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
+#include <linux/fs.h>
+#include <linux/fs_context.h>
 #include <linux/kernfs.h>
 #include <linux/kthread.h>
+#include <linux/mount.h>
+#include <linux/namei.h>
+#include <linux/sched.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/stat.h>
 
 #define KERNFS_LAZY_TEST_THREADS	4
+#define KERNFS_LAZY_TEST_MAGIC		0x6b6c617a	/* "klaz" */
 
 /* What the populate callback of a test directory does; its kn->priv. */
 struct kernfs_lazy_test_dir {
@@ -22,6 +31,7 @@ struct kernfs_lazy_test_dir {
 	struct completion started;	/* populate() is running */
 	struct completion go;		/* ... and may go on */
 	bool wait_for_go;
+	struct task_struct *populater;	/* the task that ran it last */
 };
 
 static const struct kernfs_ops kernfs_lazy_test_ops = { };
@@ -42,6 +52,7 @@ static int kernfs_lazy_test_populate(struct kernfs_node *kn)
 	int i;
 
 	atomic_inc(&d->calls);
+	WRITE_ONCE(d->populater, current);
 	complete(&d->started);
 	if (d->wait_for_go)
 		wait_for_completion(&d->go);
@@ -83,6 +94,8 @@ struct kernfs_lazy_test {
 	struct kernfs_root *root;
 	struct kernfs_lazy_test_dir d[2];	/* a directory and its "sub" */
 	struct kernfs_node *dir;
+	struct file_system_type type;	/* to reach the root as user space */
+	struct vfsmount *mnt;
 };
 
 static int kernfs_lazy_test_init(struct kunit *test)
@@ -109,7 +122,58 @@ static void kernfs_lazy_test_exit(struct kunit *test)
 {
 	struct kernfs_lazy_test *t = test->priv;
 
+	if (t->mnt)
+		kern_unmount(t->mnt);
+	if (t->type.name)
+		unregister_filesystem(&t->type);
 	kernfs_destroy_root(t->root);
+}
+
+static void kernfs_lazy_test_fc_free(struct fs_context *fc)
+{
+	struct kernfs_fs_context *kfc = fc->fs_private;
+
+	kernfs_free_fs_context(fc);
+	kfree(kfc);
+}
+
+static const struct fs_context_operations kernfs_lazy_test_fc_ops = {
+	.get_tree	= kernfs_get_tree,
+	.free		= kernfs_lazy_test_fc_free,
+};
+
+static int kernfs_lazy_test_init_fs_context(struct fs_context *fc)
+{
+	struct kernfs_lazy_test *t = container_of(fc->fs_type,
+						  struct kernfs_lazy_test,
+						  type);
+	struct kernfs_fs_context *kfc;
+
+	kfc = kzalloc(sizeof(*kfc), GFP_KERNEL);
+	if (!kfc)
+		return -ENOMEM;
+	kfc->root = t->root;
+	kfc->magic = KERNFS_LAZY_TEST_MAGIC;
+	fc->fs_private = kfc;
+	fc->ops = &kernfs_lazy_test_fc_ops;
+	fc->global = true;
+	return 0;
+}
+
+/* Mount the test's root, to reach it through the VFS as user space does. */
+static void kernfs_lazy_test_mount(struct kunit *test)
+{
+	struct kernfs_lazy_test *t = test->priv;
+	struct vfsmount *mnt;
+
+	t->type.owner = THIS_MODULE;
+	t->type.init_fs_context = kernfs_lazy_test_init_fs_context;
+	t->type.kill_sb = kernfs_kill_sb;
+	t->type.name = "kernfs_lazy_test";
+	KUNIT_ASSERT_EQ(test, register_filesystem(&t->type), 0);
+	mnt = kern_mount(&t->type);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(mnt));
+	t->mnt = mnt;
 }
 
 /* Create the lazy directory "dir", activated unless told otherwise. */
@@ -152,38 +216,95 @@ struct kernfs_lazy_test_thread {
 	struct kernfs_lazy_test *t;
 	struct kernfs_node *found;
 	struct completion done;
+	struct task_struct *task;
+	atomic_t *ready;		/* if set, threads at the start line */
+	struct completion *start;	/* ... which all leave at once */
+	bool looking;			/* past the start line */
 };
 
 static int kernfs_lazy_test_finder(void *arg)
 {
 	struct kernfs_lazy_test_thread *th = arg;
 
+	if (th->start) {
+		atomic_inc(th->ready);
+		wait_for_completion(th->start);
+	}
+	WRITE_ONCE(th->looking, true);
 	th->found = kernfs_find_and_get(th->t->dir, "b");
 	complete(&th->done);
 	return 0;
 }
 
+/*
+ * Whether @th is in its lookup and asleep in it. The only place a
+ * lookup of a lazy directory sleeps is the wait for its populate() to
+ * finish; a preempted task stays TASK_RUNNING.
+ */
+static bool kernfs_lazy_test_blocked(struct kernfs_lazy_test_thread *th)
+{
+	return READ_ONCE(th->looking) &&
+	       (READ_ONCE(th->task->__state) & TASK_UNINTERRUPTIBLE);
+}
+
 static void kernfs_lazy_test_concurrent_first_lookups_share_one_populate(struct kunit *test)
 {
-	struct kernfs_lazy_test_thread th[KERNFS_LAZY_TEST_THREADS];
+	struct kernfs_lazy_test_thread th[KERNFS_LAZY_TEST_THREADS] = { };
 	struct kernfs_lazy_test *t = test->priv;
-	struct task_struct *task;
-	int i;
+	DECLARE_COMPLETION_ONSTACK(start);
+	atomic_t ready = ATOMIC_INIT(0);
+	struct task_struct *populater;
+	int i, n, blocked = 0;
+	unsigned long end;
 
 	kernfs_lazy_test_mkdir(test, true);
-	for (i = 0; i < ARRAY_SIZE(th); i++) {
-		th[i].t = t;
-		th[i].found = NULL;
-		init_completion(&th[i].done);
-		task = kthread_run(kernfs_lazy_test_finder, &th[i],
-				   "kernfs_lazy_%d", i);
-		KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	t->d[0].wait_for_go = true;
+	for (n = 0; n < ARRAY_SIZE(th); n++) {
+		th[n].t = t;
+		th[n].ready = &ready;
+		th[n].start = &start;
+		init_completion(&th[n].done);
+		th[n].task = kthread_create(kernfs_lazy_test_finder, &th[n],
+					    "kernfs_lazy_%d", n);
+		if (IS_ERR(th[n].task))
+			break;
+		get_task_struct(th[n].task);
+		wake_up_process(th[n].task);
 	}
-	for (i = 0; i < ARRAY_SIZE(th); i++)
-		wait_for_completion(&th[i].done);
 
+	/* All wait at the start line, then leave it together. */
+	end = jiffies + 10 * HZ;
+	while (atomic_read(&ready) < n && time_before(jiffies, end))
+		msleep(20);
+	complete_all(&start);
+
+	/*
+	 * One of them runs populate(), held until "go": every other one
+	 * must then be asleep in its own lookup, waiting for that call.
+	 */
+	if (wait_for_completion_timeout(&t->d[0].started, 10 * HZ)) {
+		populater = READ_ONCE(t->d[0].populater);
+		end = jiffies + 10 * HZ;
+		do {
+			msleep(20);
+			blocked = 0;
+			for (i = 0; i < n; i++)
+				blocked += th[i].task != populater &&
+					   kernfs_lazy_test_blocked(&th[i]);
+		} while (blocked < n - 1 && time_before(jiffies, end));
+	}
+	complete(&t->d[0].go);
+	for (i = 0; i < n; i++) {
+		wait_for_completion(&th[i].done);
+		put_task_struct(th[i].task);
+	}
+
+	kunit_info(test, "%d of %d other first lookups waited for one populate()\n",
+		   blocked, n - 1);
+	KUNIT_ASSERT_EQ(test, n, ARRAY_SIZE(th));
+	KUNIT_EXPECT_EQ(test, blocked, n - 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&t->d[0].calls), 1);
-	for (i = 0; i < ARRAY_SIZE(th); i++) {
+	for (i = 0; i < n; i++) {
 		KUNIT_EXPECT_NOT_NULL(test, th[i].found);
 		KUNIT_EXPECT_PTR_EQ(test, th[i].found, th[0].found);
 		kernfs_put(th[i].found);
@@ -210,12 +331,32 @@ static void kernfs_lazy_test_failure_is_undone_and_retried(struct kunit *test)
 static void kernfs_lazy_test_removed_before_populate_is_enoent(struct kunit *test)
 {
 	struct kernfs_lazy_test *t = test->priv;
+	struct kstat st;
+	struct path dir;
+	int ret;
 
 	kernfs_lazy_test_mkdir(test, true);
+	kernfs_lazy_test_mount(test);
+	/*
+	 * A dentry of the directory, made before the removal: looking the
+	 * directory itself up does not populate it.
+	 */
+	ret = vfs_path_lookup(t->mnt->mnt_root, t->mnt, "dir", 0, &dir);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->d[0].calls), 0);
+
 	kernfs_get(t->dir);
 	kernfs_remove(t->dir);
+	/*
+	 * getattr populates first, since a directory's nlink counts its
+	 * subdirectories; without populate() it would succeed. Its error
+	 * is the one that populating the removed directory gave.
+	 */
+	ret = vfs_getattr(&dir, &st, STATX_BASIC_STATS, AT_STATX_SYNC_AS_STAT);
+	KUNIT_EXPECT_EQ(test, ret, -ENOENT);
 	KUNIT_EXPECT_FALSE(test, kernfs_lazy_test_has(t, "a"));
 	KUNIT_EXPECT_EQ(test, atomic_read(&t->d[0].calls), 0);
+	path_put(&dir);
 	kernfs_put(t->dir);
 }
 

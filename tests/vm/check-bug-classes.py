@@ -9,7 +9,9 @@ that only "survives" (classes 4, 5, 6, 14, 30) fails there if the kernel
 does not.
 """
 import ctypes
+import errno
 import os
+import select
 import stat
 import subprocess
 import sys
@@ -19,7 +21,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from failslab import inject  # noqa: E402
 from kprobes import kprobe  # noqa: E402
-from ktap import Suite  # noqa: E402
+import ktap  # noqa: E402
 
 TRACEFS = "/sys/kernel/tracing"
 MNT = os.environ["KFE_MNT"]
@@ -29,6 +31,27 @@ PROBE = "kfe_bug"
 PROBE_DIR = os.path.join(KPROBES, PROBE)
 INSTANCE = "kfe_bug_inst"
 CHURN_SECONDS = 4
+
+
+
+class Suite(ktap.Suite):
+    """A ktap.Suite that keeps what a case said with note() as KTAP
+    diagnostics of that case, whether it passed or not."""
+
+    def __init__(self, name):
+        super().__init__(name)
+        self.notes = []
+
+    def note(self, msg):
+        print(f"# {msg}", file=sys.stderr, flush=True)
+        self.notes.append(msg)
+
+    def check(self, name, ok, diag=""):
+        ok = super().check(name, ok, diag)
+        self.cases[-1][2][:0] = self.notes
+        self.notes = []
+        return ok
+
 
 s = Suite("kfe_bug_classes")
 
@@ -78,35 +101,54 @@ def need(cond, what):
 def churn(readers, seconds=CHURN_SECONDS):
     """Create and delete a kprobe event while READERS run in threads.
 
-    A reader may see a name vanish (ENOENT, ENODEV); any other error
-    fails the case.
+    The mirror builds an event's directory after tracing made it, so
+    each cycle waits until the mirror shows the event, then deletes it
+    20 ms later: the readers get something to race. A reader is called
+    as READER(hit) in a loop and calls hit() for every operation that
+    reached the event (found, listed, opened or wrote it). A reader may
+    see a name vanish (ENOENT, ENODEV); any other error fails the case,
+    and so does a reader none of whose operations reached the event:
+    then it raced nothing.
     """
     stop = time.time() + seconds
     errors = []
+    reached = [0] * len(readers)
+    calls = [0] * len(readers)
 
-    def run(fn):
+    def run(i, fn):
+        def hit():
+            reached[i] += 1
         while time.time() < stop:
+            calls[i] += 1
             try:
-                fn()
+                fn(hit)
             except (FileNotFoundError, ProcessLookupError):
                 pass
             except OSError as e:
-                if e.errno not in (2, 19):
+                if e.errno not in (errno.ENOENT, errno.ENODEV):
                     errors.append(f"{fn.__name__}: {e}")
-    threads = [threading.Thread(target=run, args=(fn,)) for fn in readers]
+    threads = [threading.Thread(target=run, args=(i, fn))
+               for i, fn in enumerate(readers)]
     for t in threads:
         t.start()
-    cycles = 0
+    cycles = shown = 0
     while time.time() < stop:
         add_probe()
+        shown += settle(lambda: os.path.isdir(PROBE_DIR), 5)
         time.sleep(0.02)
         # EBUSY while a reader has the event enabled: try again.
         cycles += del_probe() == 0
     for t in threads:
         t.join()
     del_probe()
+    s.note(f"{cycles} create/delete cycles, the event mirrored in {shown}")
+    for fn, n, c in zip(readers, reached, calls):
+        s.note(f"{fn.__name__}: {n} operations reached the event, in {c} calls")
     need(not errors, "; ".join(errors[:5]))
     need(cycles >= 3, f"only {cycles} create/delete cycles")
+    for fn, n in zip(readers, reached):
+        need(n > 0, f"{fn.__name__}: no operation reached the event: "
+             f"nothing raced its removal")
 
 
 def class01():
@@ -124,25 +166,47 @@ def class01():
 
 
 def class02():
-    """format, filter, trigger, id read after removal: -ENODEV, poll is sane."""
-    import select
+    """format, filter, trigger, id read after removal: -ENODEV, and poll
+    reports the removal at once (POLLERR), which it did not before."""
     need(add_probe() == 0, "kprobe not created")
     need(settle(lambda: os.path.isdir(PROBE_DIR)), "not mirrored")
     names = [n for n in ("format", "filter", "trigger", "id", "hist")
              if os.path.exists(os.path.join(PROBE_DIR, n))]
     fds = [os.open(os.path.join(PROBE_DIR, n), os.O_RDONLY) for n in names]
     try:
+        # kernfs polls a file that was never read as changed (POLLERR):
+        # read each once, and then only the removal can set POLLERR.
+        for n, fd in zip(names, fds):
+            os.read(fd, 4096)
+            got = poll(fd)
+            need(not got & select.POLLERR,
+                 f"poll of {n} before removal gave {poll_bits(got)}")
         need(del_probe() == 0, "kprobe not deleted")
         need(settle(lambda: not os.path.exists(PROBE_DIR)), "dir stayed")
         for n, fd in zip(names, fds):
             err = errno_of(os.read, fd, 4096)
             need(err == 19, f"read of {n} after removal gave errno {err}")
-            p = select.poll()
-            p.register(fd, select.POLLIN | select.POLLPRI)
-            p.poll(0)
+            # At once, and with POLLERR: no waiting for a dead file.
+            got = poll(fd)
+            need(got & select.POLLERR and not got & select.POLLNVAL,
+                 f"poll of {n} after removal gave {poll_bits(got)}, "
+                 f"want POLLERR")
     finally:
         for fd in fds:
             os.close(fd)
+
+
+def poll(fd):
+    """What poll() with no timeout reports of FD, as a reader would ask."""
+    p = select.poll()
+    p.register(fd, select.POLLIN | select.POLLPRI)
+    return dict(p.poll(0)).get(fd, 0)
+
+
+def poll_bits(mask):
+    names = [n for n in ("POLLIN", "POLLPRI", "POLLOUT", "POLLERR",
+                         "POLLHUP", "POLLNVAL") if mask & getattr(select, n)]
+    return "|".join(names) or "nothing"
 
 
 def class03():
@@ -160,8 +224,7 @@ def class03():
             failures += bool(err)
             if not reached:
                 break
-        print(f"# class 3: open failed {failures} times before it succeeded",
-              file=sys.stderr)
+        s.note(f"open failed {failures} times before it succeeded")
         need(failures > 0, "no allocation of open() could be failed")
     finally:
         err = errno_of(os.rmdir, inst)
@@ -170,21 +233,30 @@ def class03():
 
 def class04():
     """getdents of events/kprobes racing creation and removal."""
-    def lister():
-        os.listdir(KPROBES)
+    def lister(hit):
+        if PROBE in os.listdir(KPROBES):
+            hit()
     churn([lister, lister])
+
+
+def of_probe(path):
+    return path == PROBE_DIR or path.startswith(PROBE_DIR + "/")
 
 
 def class05():
     """lookup, stat and getdents of events/kprobes/* during churn."""
-    def stat_all():
+    def stat_all(hit):
         for n in nodes(KPROBES):
             os.lstat(n)
+            if of_probe(n):
+                hit()
 
-    def read_all():
+    def read_all(hit):
         for n in nodes(KPROBES):
             if os.path.isfile(n):
                 with open(n, "rb") as f:
+                    if of_probe(n):
+                        hit()
                     f.read()
     churn([stat_all, read_all])
 
@@ -198,10 +270,13 @@ def class06():
         while not stop.is_set():
             uid = uid % 7 + 1
             remount(f"uid={uid}")
+    def lister(hit):
+        if "kprobes" in os.listdir(EVENTS):
+            hit()
     t = threading.Thread(target=remounter)
     t.start()
     try:
-        churn([lambda: os.listdir(EVENTS)])
+        churn([lister])
     finally:
         stop.set()
         t.join()
@@ -441,11 +516,12 @@ def class26():
 
 def risk_i():
     """enable writes racing kprobe deletion: no deadlock, lockdep quiet."""
-    def writer():
+    def writer(hit):
         for v in (b"1", b"0"):
             fd = os.open(os.path.join(PROBE_DIR, "enable"), os.O_WRONLY)
             try:
                 os.write(fd, v)
+                hit()
             finally:
                 os.close(fd)
     churn([writer])
