@@ -1,0 +1,665 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite behind claims of the kernfs guide (Documentation/): one
+ * case per claim, named so that the page making the claim can cite it.
+ * Each case builds a kernfs root of its own, mounts it through a
+ * filesystem type of this module, and looks at it as user space would.
+ */
+#include <kunit/test.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/fs_context.h>
+#include <linux/kernfs.h>
+#include <linux/mount.h>
+#include <linux/namei.h>
+#include <linux/poll.h>
+#include <linux/rbtree.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/stat.h>
+#include <linux/string.h>
+#include <linux/xattr.h>
+
+#define KERNFS_GUIDE_TEST_MAGIC		0x6b677421
+#define KERNFS_GUIDE_TEST_NFILES	8
+
+/* What the callbacks saw; reset by each case's init. */
+struct kernfs_guide_test_seen {
+	int show_active;		/* kn->active inside seq_show */
+	int release_active;		/* kn->active inside release */
+	int releases;
+	int show_options_active;	/* the root node's, in show_options */
+	int show_path_active;
+	int populate_active;		/* kn->active inside populate */
+	int populate_calls;
+};
+
+static struct kernfs_guide_test_seen kernfs_guide_test_seen;
+
+/* The root the next mount serves: set by each case's init. */
+static struct kernfs_root *kernfs_guide_test_root;
+
+static int kernfs_guide_test_seq_show(struct seq_file *sf, void *v)
+{
+	struct kernfs_open_file *of = sf->private;
+
+	kernfs_guide_test_seen.show_active = atomic_read(&of->kn->active);
+	seq_puts(sf, "x\n");
+	return 0;
+}
+
+static void kernfs_guide_test_release(struct kernfs_open_file *of)
+{
+	kernfs_guide_test_seen.release_active = atomic_read(&of->kn->active);
+	kernfs_guide_test_seen.releases++;
+}
+
+static const struct kernfs_ops kernfs_guide_test_show_ops = {
+	.seq_show	= kernfs_guide_test_seq_show,
+};
+
+static const struct kernfs_ops kernfs_guide_test_release_ops = {
+	.seq_show	= kernfs_guide_test_seq_show,
+	.release	= kernfs_guide_test_release,
+};
+
+static int kernfs_guide_test_show_options(struct seq_file *sf,
+					  struct kernfs_root *root)
+{
+	struct kernfs_node *kn = kernfs_root_to_node(root);
+
+	kernfs_guide_test_seen.show_options_active = atomic_read(&kn->active);
+	return 0;
+}
+
+static int kernfs_guide_test_show_path(struct seq_file *sf,
+				       struct kernfs_node *kn,
+				       struct kernfs_root *root)
+{
+	kernfs_guide_test_seen.show_path_active = atomic_read(&kn->active);
+	return 0;
+}
+
+/* A lazy directory's priv: its populate() creates "a", then fails. */
+static int kernfs_guide_test_populate(struct kernfs_node *kn)
+{
+	const int *fail_with = kn->priv;
+	struct kernfs_node *child;
+
+	kernfs_guide_test_seen.populate_active = atomic_read(&kn->active);
+	kernfs_guide_test_seen.populate_calls++;
+	child = __kernfs_create_file(kn, "a", S_IFREG | 0444,
+				     GLOBAL_ROOT_UID, GLOBAL_ROOT_GID, 0,
+				     &kernfs_guide_test_show_ops, NULL, NULL,
+				     NULL);
+	if (IS_ERR(child))
+		return PTR_ERR(child);
+	return *fail_with;
+}
+
+static struct kernfs_syscall_ops kernfs_guide_test_scops = {
+	.show_options	= kernfs_guide_test_show_options,
+	.show_path	= kernfs_guide_test_show_path,
+	.populate	= kernfs_guide_test_populate,
+};
+
+static void kernfs_guide_test_fc_free(struct fs_context *fc)
+{
+	struct kernfs_fs_context *kfc = fc->fs_private;
+
+	kernfs_free_fs_context(fc);
+	kfree(kfc);
+}
+
+static const struct fs_context_operations kernfs_guide_test_fc_ops = {
+	.get_tree	= kernfs_get_tree,
+	.free		= kernfs_guide_test_fc_free,
+};
+
+static int kernfs_guide_test_init_fs_context(struct fs_context *fc)
+{
+	struct kernfs_fs_context *kfc;
+
+	kfc = kzalloc(sizeof(*kfc), GFP_KERNEL);
+	if (!kfc)
+		return -ENOMEM;
+	kfc->root = kernfs_guide_test_root;
+	kfc->magic = KERNFS_GUIDE_TEST_MAGIC;
+	fc->fs_private = kfc;
+	fc->ops = &kernfs_guide_test_fc_ops;
+	fc->global = true;
+	return 0;
+}
+
+static struct file_system_type kernfs_guide_test_fs_type = {
+	.owner			= THIS_MODULE,
+	.name			= "kernfs_guide_test",
+	.init_fs_context	= kernfs_guide_test_init_fs_context,
+	.kill_sb		= kernfs_kill_sb,
+};
+
+struct kernfs_guide_test {
+	struct kernfs_root *root;
+	struct kernfs_node *top;
+	struct vfsmount *mnt[3];
+	int nr_mnt;
+};
+
+/*
+ * Mount the case's root with namespace tag @ns. An internal mount, so
+ * that kern_unmount() in exit tears it down before the root goes.
+ */
+static struct vfsmount *kernfs_guide_test_mount(struct kunit *test,
+						const void *ns)
+{
+	struct kernfs_guide_test *t = test->priv;
+	struct kernfs_fs_context *kfc;
+	struct fs_context *fc;
+	struct vfsmount *mnt;
+
+	fc = fs_context_for_mount(&kernfs_guide_test_fs_type, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(fc));
+	kfc = fc->fs_private;
+	kfc->ns_tag = (void *)ns;
+	fc->sb_flags |= SB_KERNMOUNT;
+	mnt = fc_mount(fc);
+	put_fs_context(fc);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(mnt));
+	t->mnt[t->nr_mnt++] = mnt;
+	return mnt;
+}
+
+static struct kernfs_node *kernfs_guide_test_file(struct kunit *test,
+						  struct kernfs_node *parent,
+						  const char *name,
+						  const struct kernfs_ops *ops)
+{
+	struct kernfs_node *kn;
+
+	kn = __kernfs_create_file(parent, name, S_IFREG | 0444,
+				  GLOBAL_ROOT_UID, GLOBAL_ROOT_GID, 0, ops,
+				  NULL, NULL, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(kn));
+	return kn;
+}
+
+static struct kernfs_node *kernfs_guide_test_dir(struct kunit *test,
+						 struct kernfs_node *parent,
+						 const char *name)
+{
+	struct kernfs_node *kn;
+
+	kn = kernfs_create_dir_ns(parent, name, 0755, GLOBAL_ROOT_UID,
+				  GLOBAL_ROOT_GID, NULL, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(kn));
+	return kn;
+}
+
+static struct file *kernfs_guide_test_open(struct kunit *test,
+					   struct vfsmount *mnt,
+					   const char *path, int flags)
+{
+	struct file *file = file_open_root_mnt(mnt, path, flags, 0);
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
+	return file;
+}
+
+/* read() from offset 0 into a scratch buffer. */
+static ssize_t kernfs_guide_test_read(struct file *file)
+{
+	char buf[16];
+	loff_t pos = 0;
+
+	return kernel_read(file, buf, sizeof(buf), &pos);
+}
+
+static int kernfs_guide_test_init(struct kunit *test)
+{
+	struct kernfs_guide_test *t;
+
+	memset(&kernfs_guide_test_seen, 0, sizeof(kernfs_guide_test_seen));
+	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->root = kernfs_create_root(&kernfs_guide_test_scops,
+				     KERNFS_ROOT_CREATE_DEACTIVATED, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t->root));
+	t->top = kernfs_root_to_node(t->root);
+	kernfs_activate(t->top);
+	kernfs_guide_test_root = t->root;
+	test->priv = t;
+	return 0;
+}
+
+static void kernfs_guide_test_exit(struct kunit *test)
+{
+	struct kernfs_guide_test *t = test->priv;
+
+	while (t->nr_mnt)
+		kern_unmount(t->mnt[--t->nr_mnt]);
+	kernfs_destroy_root(t->root);
+}
+
+/* activation.rst: an open file of a seq_show-only file revives. */
+static void kernfs_guide_test_open_file_works_again_after_show(struct kunit *test)
+{
+	struct kernfs_guide_test *t = test->priv;
+	struct kernfs_node *kn;
+	struct vfsmount *mnt;
+	struct file *file;
+
+	kn = kernfs_guide_test_file(test, t->top, "plain",
+				    &kernfs_guide_test_show_ops);
+	kernfs_activate(t->top);
+	mnt = kernfs_guide_test_mount(test, NULL);
+	file = kernfs_guide_test_open(test, mnt, "plain", O_RDONLY);
+
+	KUNIT_EXPECT_EQ(test, kernfs_guide_test_read(file), 2);
+	kernfs_show(kn, false);
+	KUNIT_EXPECT_EQ(test, kernfs_guide_test_read(file), -ENODEV);
+	kernfs_show(kn, true);
+	KUNIT_EXPECT_EQ(test, kernfs_guide_test_read(file), 2);
+	__fput_sync(file);
+}
+
+/* activation.rst: ... but one that kernfs released stays dead. */
+static void kernfs_guide_test_released_file_stays_dead_after_show(struct kunit *test)
+{
+	struct kernfs_guide_test *t = test->priv;
+	struct kernfs_node *kn;
+	struct vfsmount *mnt;
+	struct file *file;
+
+	kn = kernfs_guide_test_file(test, t->top, "rel",
+				    &kernfs_guide_test_release_ops);
+	kernfs_activate(t->top);
+	mnt = kernfs_guide_test_mount(test, NULL);
+	file = kernfs_guide_test_open(test, mnt, "rel", O_RDONLY);
+
+	KUNIT_EXPECT_EQ(test, kernfs_guide_test_read(file), 2);
+	kernfs_show(kn, false);
+	KUNIT_EXPECT_EQ(test, kernfs_guide_test_seen.releases, 1);
+	kernfs_show(kn, true);
+	KUNIT_EXPECT_EQ(test, kernfs_guide_test_read(file), -ENODEV);
+	__fput_sync(file);
+	/* Released once: not again at close. */
+	KUNIT_EXPECT_EQ(test, kernfs_guide_test_seen.releases, 1);
+
+	/* A new open of the shown file works. */
+	file = kernfs_guide_test_open(test, mnt, "rel", O_RDONLY);
+	KUNIT_EXPECT_EQ(test, kernfs_guide_test_read(file), 2);
+	__fput_sync(file);
+}
+
+/*
+ * A readdir that stops after @stop_after entries (-1: never), and
+ * removes the entry it has just emitted as number @remove_at (-1: none).
+ */
+struct kernfs_guide_test_lister {
+	struct dir_context ctx;
+	struct kernfs_node *dir;
+	int stop_after;
+	int remove_at;
+	int n;
+	char refused[8];
+	char names[2 * KERNFS_GUIDE_TEST_NFILES][8];
+};
+
+static bool kernfs_guide_test_list_one(struct dir_context *ctx,
+				       const char *name, int len, loff_t pos,
+				       u64 ino, unsigned int type)
+{
+	struct kernfs_guide_test_lister *l =
+		container_of(ctx, struct kernfs_guide_test_lister, ctx);
+	struct kernfs_node *kn;
+
+	if (name[0] == '.')
+		return true;
+	if (l->n == l->stop_after) {
+		strscpy(l->refused, name, sizeof(l->refused));
+		return false;
+	}
+	if (l->n >= ARRAY_SIZE(l->names))
+		return false;
+	strscpy(l->names[l->n], name, sizeof(l->names[0]));
+	if (l->n++ == l->remove_at) {
+		/* kernfs dropped its lock around dir_emit(): remove it now. */
+		kn = kernfs_find_and_get(l->dir, l->names[l->n - 1]);
+		kernfs_remove(kn);
+		kernfs_put(kn);
+	}
+	return true;
+}
+
+static void kernfs_guide_test_list(struct file *file,
+				   struct kernfs_guide_test_lister *l)
+{
+	l->ctx.actor = kernfs_guide_test_list_one;
+	iterate_dir(file, &l->ctx);
+}
+
+/* Make dir @name with files f0..f7; return it. */
+static struct kernfs_node *kernfs_guide_test_files(struct kunit *test,
+						   const char *name)
+{
+	struct kernfs_guide_test *t = test->priv;
+	struct kernfs_node *dir;
+	char file[8];
+	int i;
+
+	dir = kernfs_guide_test_dir(test, t->top, name);
+	for (i = 0; i < KERNFS_GUIDE_TEST_NFILES; i++) {
+		snprintf(file, sizeof(file), "f%d", i);
+		kernfs_guide_test_file(test, dir, file,
+				       &kernfs_guide_test_show_ops);
+	}
+	kernfs_activate(dir);
+	return dir;
+}
+
+static int kernfs_guide_test_count(struct kernfs_guide_test_lister *l,
+				   const char *name)
+{
+	int i, c = 0;
+
+	for (i = 0; i < l->n; i++)
+		c += !strcmp(l->names[i], name);
+	return c;
+}
+
+/*
+ * concepts.rst: a readdir resumed after its position was removed
+ * restarts by hash at a neighbour, and can list an entry twice.
+ */
+static void kernfs_guide_test_readdir_repeats_entry_when_position_removed(struct kunit *test)
+{
+	struct kernfs_guide_test_lister *l;
+	struct vfsmount *mnt;
+	struct file *file;
+	int k, i, repeats = 0;
+	char name[8];
+
+	l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	mnt = kernfs_guide_test_mount(test, NULL);
+	for (k = 0; k < KERNFS_GUIDE_TEST_NFILES; k++) {
+		snprintf(name, sizeof(name), "d%d", k);
+		memset(l, 0, sizeof(*l));
+		l->dir = kernfs_guide_test_files(test, name);
+		file = kernfs_guide_test_open(test, mnt, name,
+					      O_RDONLY | O_DIRECTORY);
+		/* Stop before entry k: kernfs pins it as the position. */
+		l->stop_after = k;
+		l->remove_at = -1;
+		kernfs_guide_test_list(file, l);
+		KUNIT_ASSERT_EQ(test, l->n, k);
+		kernfs_remove_by_name(l->dir, l->refused);
+		l->stop_after = -1;
+		kernfs_guide_test_list(file, l);
+		__fput_sync(file);
+
+		for (i = 0; i < l->n; i++)
+			if (kernfs_guide_test_count(l, l->names[i]) > 1)
+				break;
+		repeats += i < l->n;
+		kernfs_remove(l->dir);
+	}
+	kunit_info(test, "%d of %d resumed listings repeated an entry\n",
+		   repeats, KERNFS_GUIDE_TEST_NFILES);
+	KUNIT_EXPECT_GT(test, repeats, 0);
+}
+
+/*
+ * concepts.rst: an entry removed while readdir emits it (kernfs has
+ * dropped its lock) can make the same call skip the next entry.
+ */
+static void kernfs_guide_test_readdir_skips_entry_when_emitted_one_removed(struct kunit *test)
+{
+	struct kernfs_guide_test_lister *l;
+	struct vfsmount *mnt;
+	struct file *file;
+	int k, skips = 0;
+	char name[8];
+
+	l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	mnt = kernfs_guide_test_mount(test, NULL);
+	for (k = 0; k < KERNFS_GUIDE_TEST_NFILES; k++) {
+		snprintf(name, sizeof(name), "d%d", k);
+		memset(l, 0, sizeof(*l));
+		l->dir = kernfs_guide_test_files(test, name);
+		file = kernfs_guide_test_open(test, mnt, name,
+					      O_RDONLY | O_DIRECTORY);
+		l->stop_after = -1;
+		l->remove_at = k;
+		kernfs_guide_test_list(file, l);
+		__fput_sync(file);
+		/* All were there when the listing began: one was skipped? */
+		skips += l->n < KERNFS_GUIDE_TEST_NFILES;
+		kernfs_remove(l->dir);
+	}
+	kunit_info(test, "%d of %d listings skipped a surviving entry\n",
+		   skips, KERNFS_GUIDE_TEST_NFILES);
+	KUNIT_EXPECT_GT(test, skips, 0);
+}
+
+/*
+ * concepts.rst, reference/roots.rst: release, show_options, show_path
+ * and the populate of a never-activated directory run with no active
+ * reference; seq_show, for comparison, runs with one.
+ */
+static void kernfs_guide_test_some_methods_run_without_active_ref(struct kunit *test)
+{
+	static const int fail_with;
+	struct kernfs_guide_test *t = test->priv;
+	struct kernfs_guide_test_seen *seen = &kernfs_guide_test_seen;
+	struct kernfs_node *lazy, *kn;
+	struct seq_file sf = { };
+	struct vfsmount *mnt;
+	struct file *file;
+
+	kernfs_guide_test_file(test, t->top, "rel",
+			       &kernfs_guide_test_release_ops);
+	kernfs_activate(t->top);
+	mnt = kernfs_guide_test_mount(test, NULL);
+	file = kernfs_guide_test_open(test, mnt, "rel", O_RDONLY);
+	KUNIT_EXPECT_EQ(test, kernfs_guide_test_read(file), 2);
+	__fput_sync(file);
+	KUNIT_EXPECT_EQ(test, seen->show_active, 1);
+	KUNIT_EXPECT_EQ(test, seen->releases, 1);
+	KUNIT_EXPECT_EQ(test, seen->release_active, 0);
+
+	/* What /proc/self/mountinfo calls, for this mount. */
+	mnt->mnt_sb->s_op->show_options(&sf, mnt->mnt_root);
+	mnt->mnt_sb->s_op->show_path(&sf, mnt->mnt_root);
+	KUNIT_EXPECT_EQ(test, seen->show_options_active, 0);
+	KUNIT_EXPECT_EQ(test, seen->show_path_active, 0);
+
+	/* Created, not activated: populate() runs, with no active ref. */
+	lazy = kernfs_create_lazy_dir_ns(t->top, "lazy", 0755, GLOBAL_ROOT_UID,
+					 GLOBAL_ROOT_GID, (void *)&fail_with,
+					 NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(lazy));
+	kn = kernfs_find_and_get(lazy, "a");
+	KUNIT_EXPECT_NOT_NULL(test, kn);
+	kernfs_put(kn);
+	KUNIT_EXPECT_EQ(test, seen->populate_calls, 1);
+	KUNIT_EXPECT_LT(test, seen->populate_active, 0);
+}
+
+/*
+ * lazy.rst, reference/roots.rst: a failed populate() removes every
+ * child of the directory, also one its owner created there before.
+ */
+static void kernfs_guide_test_failed_populate_removes_owner_children(struct kunit *test)
+{
+	static const int fail_with = -EIO;
+	struct kernfs_guide_test *t = test->priv;
+	struct kernfs_node *lazy, *own, *kn;
+
+	lazy = kernfs_create_lazy_dir_ns(t->top, "lazy", 0755, GLOBAL_ROOT_UID,
+					 GLOBAL_ROOT_GID, (void *)&fail_with,
+					 NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(lazy));
+	own = kernfs_guide_test_file(test, lazy, "own",
+				     &kernfs_guide_test_show_ops);
+	kernfs_get(own);
+	kernfs_activate(lazy);
+	KUNIT_EXPECT_EQ(test, kernfs_guide_test_seen.populate_calls, 0);
+
+	kn = kernfs_find_and_get(lazy, "a");
+	KUNIT_EXPECT_NULL(test, kn);
+	kernfs_put(kn);
+	KUNIT_EXPECT_EQ(test, kernfs_guide_test_seen.populate_calls, 1);
+	KUNIT_EXPECT_TRUE(test, RB_EMPTY_ROOT(&lazy->dir.children));
+	KUNIT_EXPECT_TRUE(test, RB_EMPTY_NODE(&own->rb));
+	kernfs_put(own);
+}
+
+/*
+ * reference/lookup.rst: a path cut short returns the length it stored,
+ * and a "/.." part that does not fit is -E2BIG.
+ */
+static void kernfs_guide_test_path_truncated_returns_truncated_length(struct kunit *test)
+{
+	struct kernfs_guide_test *t = test->priv;
+	struct kernfs_node *alpha, *beta, *gamma;
+	char buf[32];
+
+	alpha = kernfs_guide_test_dir(test, t->top, "alpha");
+	beta = kernfs_guide_test_dir(test, alpha, "beta");
+	gamma = kernfs_guide_test_dir(test, t->top, "gamma");
+
+	KUNIT_EXPECT_EQ(test, kernfs_path(beta, buf, sizeof(buf)), 11);
+	KUNIT_EXPECT_STREQ(test, buf, "/alpha/beta");
+
+	KUNIT_EXPECT_EQ(test, kernfs_path(beta, buf, 8), 7);
+	KUNIT_EXPECT_STREQ(test, buf, "/alpha/");
+
+	KUNIT_EXPECT_EQ(test,
+			kernfs_path_from_node(beta, gamma, buf, sizeof(buf)),
+			14);
+	KUNIT_EXPECT_STREQ(test, buf, "/../alpha/beta");
+	KUNIT_EXPECT_EQ(test, kernfs_path_from_node(beta, gamma, buf, 3),
+			-E2BIG);
+}
+
+/*
+ * reference/files.rst, notify.rst: a file opened and not yet read
+ * polls as notified; a read clears it and kernfs_notify() sets it.
+ */
+static void kernfs_guide_test_generic_poll_reports_event_before_first_read(struct kunit *test)
+{
+	struct kernfs_guide_test *t = test->priv;
+	struct kernfs_node *kn;
+	struct vfsmount *mnt;
+	struct file *file;
+
+	kn = kernfs_guide_test_file(test, t->top, "plain",
+				    &kernfs_guide_test_show_ops);
+	kernfs_activate(t->top);
+	mnt = kernfs_guide_test_mount(test, NULL);
+	file = kernfs_guide_test_open(test, mnt, "plain", O_RDONLY);
+
+	KUNIT_EXPECT_TRUE(test, vfs_poll(file, NULL) & EPOLLPRI);
+	KUNIT_EXPECT_EQ(test, kernfs_guide_test_read(file), 2);
+	KUNIT_EXPECT_FALSE(test, vfs_poll(file, NULL) & EPOLLPRI);
+	kernfs_notify(kn);
+	KUNIT_EXPECT_TRUE(test, vfs_poll(file, NULL) & EPOLLPRI);
+	__fput_sync(file);
+}
+
+/*
+ * concepts.rst, permissions.rst, inodes.rst: listxattr() allocates the
+ * node's iattr even though nothing differs from the defaults.
+ */
+static void kernfs_guide_test_listxattr_allocates_iattr(struct kunit *test)
+{
+	struct kernfs_guide_test *t = test->priv;
+	struct kernfs_node *kn;
+	struct vfsmount *mnt;
+	struct path path;
+
+	kn = kernfs_guide_test_file(test, t->top, "plain",
+				    &kernfs_guide_test_show_ops);
+	kernfs_activate(t->top);
+	mnt = kernfs_guide_test_mount(test, NULL);
+	KUNIT_ASSERT_EQ(test, vfs_path_lookup(mnt->mnt_root, mnt, "plain", 0,
+					      &path), 0);
+	KUNIT_EXPECT_NULL(test, kn->iattr);
+	KUNIT_EXPECT_GE(test, vfs_listxattr(path.dentry, NULL, 0), 0);
+	KUNIT_EXPECT_NOT_NULL(test, kn->iattr);
+	path_put(&path);
+}
+
+/*
+ * lazy.rst: mounts share the nodes and their ids, even mounts with
+ * superblocks of their own (here, by namespace tag).
+ */
+static void kernfs_guide_test_ids_shared_between_mounts(struct kunit *test)
+{
+	static const int tag[2];
+	struct kernfs_guide_test *t = test->priv;
+	struct vfsmount *mnt[3];
+	struct kernfs_node *kn;
+	struct kstat st;
+	struct path path;
+	int i;
+
+	kn = kernfs_guide_test_file(test, t->top, "plain",
+				    &kernfs_guide_test_show_ops);
+	kernfs_activate(t->top);
+	mnt[0] = kernfs_guide_test_mount(test, &tag[0]);
+	mnt[1] = kernfs_guide_test_mount(test, &tag[1]);
+	mnt[2] = kernfs_guide_test_mount(test, &tag[0]);
+	KUNIT_EXPECT_PTR_NE(test, mnt[0]->mnt_sb, mnt[1]->mnt_sb);
+	KUNIT_EXPECT_PTR_EQ(test, mnt[0]->mnt_sb, mnt[2]->mnt_sb);
+
+	for (i = 0; i < ARRAY_SIZE(mnt); i++) {
+		KUNIT_ASSERT_EQ(test, vfs_path_lookup(mnt[i]->mnt_root, mnt[i],
+						      "plain", 0, &path), 0);
+		KUNIT_EXPECT_EQ(test, vfs_getattr(&path, &st,
+						  STATX_BASIC_STATS,
+						  AT_STATX_SYNC_AS_STAT), 0);
+		path_put(&path);
+		KUNIT_EXPECT_EQ(test, st.ino, kernfs_ino(kn));
+	}
+}
+
+static struct kunit_case kernfs_guide_test_cases[] = {
+	KUNIT_CASE(kernfs_guide_test_open_file_works_again_after_show),
+	KUNIT_CASE(kernfs_guide_test_released_file_stays_dead_after_show),
+	KUNIT_CASE(kernfs_guide_test_readdir_repeats_entry_when_position_removed),
+	KUNIT_CASE(kernfs_guide_test_readdir_skips_entry_when_emitted_one_removed),
+	KUNIT_CASE(kernfs_guide_test_some_methods_run_without_active_ref),
+	KUNIT_CASE(kernfs_guide_test_failed_populate_removes_owner_children),
+	KUNIT_CASE(kernfs_guide_test_path_truncated_returns_truncated_length),
+	KUNIT_CASE(kernfs_guide_test_generic_poll_reports_event_before_first_read),
+	KUNIT_CASE(kernfs_guide_test_listxattr_allocates_iattr),
+	KUNIT_CASE(kernfs_guide_test_ids_shared_between_mounts),
+	{}
+};
+
+static int kernfs_guide_test_suite_init(struct kunit_suite *suite)
+{
+	return register_filesystem(&kernfs_guide_test_fs_type);
+}
+
+static void kernfs_guide_test_suite_exit(struct kunit_suite *suite)
+{
+	unregister_filesystem(&kernfs_guide_test_fs_type);
+}
+
+static struct kunit_suite kernfs_guide_test_suite = {
+	.name = "kernfs_guide",
+	.suite_init = kernfs_guide_test_suite_init,
+	.suite_exit = kernfs_guide_test_suite_exit,
+	.init = kernfs_guide_test_init,
+	.exit = kernfs_guide_test_exit,
+	.test_cases = kernfs_guide_test_cases,
+};
+
+kunit_test_suite(kernfs_guide_test_suite);
+
+MODULE_DESCRIPTION("KUnit tests behind the claims of the kernfs guide");
+MODULE_LICENSE("GPL");
