@@ -94,9 +94,16 @@ struct kernfs_lazy_test {
 	struct kernfs_root *root;
 	struct kernfs_lazy_test_dir d[2];	/* a directory and its "sub" */
 	struct kernfs_node *dir;
-	struct file_system_type type;	/* to reach the root as user space */
 	struct vfsmount *mnt;
 };
+
+/*
+ * The test whose root kernfs_lazy_test_fs_type mounts. A file system
+ * type embeds the lockdep keys of its superblocks, which must be static,
+ * so it cannot live in the per-test kunit_kzalloc()ed state.
+ */
+static struct kernfs_lazy_test *kernfs_lazy_test_mounted;
+static struct file_system_type kernfs_lazy_test_fs_type;
 
 static int kernfs_lazy_test_init(struct kunit *test)
 {
@@ -124,8 +131,10 @@ static void kernfs_lazy_test_exit(struct kunit *test)
 
 	if (t->mnt)
 		kern_unmount(t->mnt);
-	if (t->type.name)
-		unregister_filesystem(&t->type);
+	if (kernfs_lazy_test_mounted == t) {
+		unregister_filesystem(&kernfs_lazy_test_fs_type);
+		kernfs_lazy_test_mounted = NULL;
+	}
 	kernfs_destroy_root(t->root);
 }
 
@@ -144,9 +153,7 @@ static const struct fs_context_operations kernfs_lazy_test_fc_ops = {
 
 static int kernfs_lazy_test_init_fs_context(struct fs_context *fc)
 {
-	struct kernfs_lazy_test *t = container_of(fc->fs_type,
-						  struct kernfs_lazy_test,
-						  type);
+	struct kernfs_lazy_test *t = kernfs_lazy_test_mounted;
 	struct kernfs_fs_context *kfc;
 
 	kfc = kzalloc(sizeof(*kfc), GFP_KERNEL);
@@ -160,18 +167,23 @@ static int kernfs_lazy_test_init_fs_context(struct fs_context *fc)
 	return 0;
 }
 
+static struct file_system_type kernfs_lazy_test_fs_type = {
+	.owner			= THIS_MODULE,
+	.name			= "kernfs_lazy_test",
+	.init_fs_context	= kernfs_lazy_test_init_fs_context,
+	.kill_sb		= kernfs_kill_sb,
+};
+
 /* Mount the test's root, to reach it through the VFS as user space does. */
 static void kernfs_lazy_test_mount(struct kunit *test)
 {
 	struct kernfs_lazy_test *t = test->priv;
 	struct vfsmount *mnt;
 
-	t->type.owner = THIS_MODULE;
-	t->type.init_fs_context = kernfs_lazy_test_init_fs_context;
-	t->type.kill_sb = kernfs_kill_sb;
-	t->type.name = "kernfs_lazy_test";
-	KUNIT_ASSERT_EQ(test, register_filesystem(&t->type), 0);
-	mnt = kern_mount(&t->type);
+	KUNIT_ASSERT_EQ(test, register_filesystem(&kernfs_lazy_test_fs_type),
+			0);
+	kernfs_lazy_test_mounted = t;
+	mnt = kern_mount(&kernfs_lazy_test_fs_type);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(mnt));
 	t->mnt = mnt;
 }
