@@ -105,7 +105,8 @@ static int kfe_dir_create_files(struct kfe_dir *dir)
 			return ret;
 		if (!ret)
 			continue;
-		if (!ops)
+		/* A readable file must be able to report its size. */
+		if (!ops || ((ops->seq_show || ops->read) && !ops->size))
 			return -EINVAL;
 
 		kn = __kernfs_create_file(dir->kn, entry->name,
@@ -115,10 +116,6 @@ static int kfe_dir_create_files(struct kfe_dir *dir)
 		if (IS_ERR(kn))
 			return PTR_ERR(kn);
 		dir->files[i] = kn;
-
-		ret = kfe_size_init(kn, entry);
-		if (ret)
-			return ret;
 	}
 	return 0;
 }
@@ -293,9 +290,9 @@ out_free:
  * below it with kfe_create_dir().
  *
  * Return: the directory, or an ERR_PTR(): -EINVAL for a bad name or
- * table, -ENAMETOOLONG for a name longer than NAME_MAX, -EEXIST if
- * @parent already has a node of that name, -ENOMEM, or a callback's
- * error. On error nothing was created and nothing was ever visible.
+ * table or a readable file without ->size(), -ENAMETOOLONG for a name
+ * longer than NAME_MAX, -EEXIST if @parent already has a node of that
+ * name, -ENOMEM, or a callback's error. On error nothing was created and nothing was ever visible.
  */
 struct kfe_dir *kfe_create_events_root(const char *name,
 				       struct kernfs_node *parent,
@@ -345,11 +342,12 @@ EXPORT_SYMBOL_GPL(kfe_create_lazy_events_root);
  * Builds the directory and, for each entry whose callback returns > 0, a
  * file with the callback's mode, kernfs_ops and data (the node's priv,
  * which the ops find in of->kn->priv). Nothing is visible until all of
- * it is built; then one kernfs_activate() shows it. Sizes follow the
- * mount's size= policy; owners follow uid= and gid=.
+ * it is built; then one kernfs_activate() shows it. Owners follow the
+ * mount's uid= and gid=; sizes are what each file's ->size() reports at
+ * stat time.
  *
- * Callbacks and the size measurement run in the caller's context, which
- * may sleep. The caller keeps @parent alive for the duration of the call.
+ * Callbacks run in the caller's context, which may sleep. The caller
+ * keeps @parent alive for the duration of the call.
  *
  * Return: the directory, or an ERR_PTR() as for kfe_create_events_root().
  */
@@ -472,27 +470,6 @@ struct kernfs_node *kfe_dir_file(struct kfe_dir *dir, const char *name)
 	return NULL;
 }
 EXPORT_SYMBOL_GPL(kfe_dir_file);
-
-/**
- * kfe_file_entry - the table entry a file was created from
- * @kn: a file created by kfe_create_dir() or kfe_create_events_root()
- *
- * The caller keeps the file's directory alive.
- *
- * Return: the entry, or NULL if @kn is not in the directory's table.
- */
-const struct kfe_entry *kfe_file_entry(struct kernfs_node *kn)
-{
-	struct kfe_dir *dir = kn->parent ? kn->parent->priv : NULL;
-	int i;
-
-	if (!dir)
-		return NULL;
-	for (i = 0; i < dir->nr_entries; i++)
-		if (dir->files[i] == kn)
-			return &dir->entries[i];
-	return NULL;
-}
 
 /* The next directory after @pos in a pre-order walk of @top's subtree. */
 static struct kfe_dir *kfe_dir_next(struct kfe_dir *pos, struct kfe_dir *top)

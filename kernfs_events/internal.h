@@ -52,7 +52,10 @@ extern struct mutex kfe_sb_lock;
 int kfe_fs_init(void);
 void kfe_fs_exit(void);
 
-/* options.c: kfe_opts is read under kfe_options_rwsem, written under it */
+/*
+ * options.c: kfe_opts is written with kfe_options_rwsem held for writing;
+ * uid and gid are read under it, size with READ_ONCE() at each stat.
+ */
 extern struct kfe_options kfe_opts;
 extern struct rw_semaphore kfe_options_rwsem;
 extern const struct fs_parameter_spec kfe_fs_parameters[];
@@ -66,11 +69,5 @@ typedef int (*kfe_node_fn_t)(struct kernfs_node *kn,
 			   const struct kfe_entry *entry, void *arg);
 int kfe_walk_nodes(kfe_node_fn_t fn, void *arg);
 int kfe_dir_populate(struct kernfs_node *kn);
-const struct kfe_entry *kfe_file_entry(struct kernfs_node *kn);
-
-/* size.c */
-int kfe_size_init(struct kernfs_node *kn, const struct kfe_entry *entry);
-int kfe_size_refresh(struct kernfs_node *kn, const struct kfe_entry *entry,
-		     void *unused);
 
 #endif /* KERNFS_EVENTS_INTERNAL_H */

@@ -23,13 +23,16 @@
 
 struct file_system_type;
 struct kfe_dir;
+struct seq_file;
 
 /**
  * typedef kfe_entry_callback - decide whether and how an entry exists
  * @name: the entry's name, from its &struct kfe_entry
  * @mode: in: 0444; out: the file's permission bits (S_IFREG is added)
  * @data: in: the directory's data; out: the file's kernfs_node priv
- * @ops: out: the file's kernfs_ops; must be set when returning > 0
+ * @ops: out: the file's kernfs_ops; must be set when returning > 0. A
+ *	readable file's ops must have a ->size() method that returns
+ *	kfe_file_size(), so that st_size follows the size= policy
  *
  * Called once per entry while the directory is being built, before it
  * is visible. It may sleep, and must not call this API.
@@ -40,12 +43,20 @@ struct kfe_dir;
 typedef int (*kfe_entry_callback)(const char *name, umode_t *mode,
 				  void **data, const struct kernfs_ops **ops);
 
-/*
- * The entry's content may change without this filesystem knowing (a
- * counter, a histogram): its exact length can never be known, so under
- * size=exact it reports PAGE_SIZE, as under size=page.
+/**
+ * typedef kfe_show_fn - render the whole content of a file
+ * @sf: receives the content, as a read of the file from offset 0 to EOF
+ *	returns it
+ * @kn: the file
+ *
+ * A file's seq_show() and its kfe_file_size() call the same function,
+ * so that the size can never disagree with the content. It must not
+ * use @sf->private or @sf->file: kfe_file_size() runs it with no open
+ * file.
+ *
+ * Return: 0, or a negative errno.
  */
-#define KFE_ENTRY_VOLATILE	0x1
+typedef int (*kfe_show_fn)(struct seq_file *sf, struct kernfs_node *kn);
 
 /**
  * typedef kfe_subdirs_fn - create the subdirectories of a lazy directory
@@ -66,12 +77,10 @@ typedef int (*kfe_subdirs_fn)(struct kfe_dir *dir, void *data);
  * struct kfe_entry - one file a directory may contain
  * @name: the file's name; must stay valid while the directory exists
  * @callback: decides whether the file exists, and its mode, ops and data
- * @flags: KFE_ENTRY_* flags
  */
 struct kfe_entry {
 	const char		*name;
 	kfe_entry_callback	callback;
-	unsigned int		flags;
 };
 
 struct kernfs_node *kfe_root_node(void);
@@ -96,6 +105,6 @@ struct kfe_dir *kfe_create_lazy_dir(const char *name, struct kfe_dir *parent,
 void kfe_remove_dir(struct kfe_dir *dir);
 struct kernfs_node *kfe_dir_node(struct kfe_dir *dir);
 struct kernfs_node *kfe_dir_file(struct kfe_dir *dir, const char *name);
-void kfe_file_changed(struct kernfs_node *kn);
+loff_t kfe_file_size(struct kernfs_node *kn, kfe_show_fn show);
 
 #endif /* KERNFS_EVENTS_H */

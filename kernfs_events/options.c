@@ -21,8 +21,14 @@
 
 /* The options in effect; the defaults are set when the module loads. */
 struct kfe_options kfe_opts;
-/* Writers apply options; readers build directories or measure files. */
+/* Writers apply options; readers build directories. */
 DECLARE_RWSEM(kfe_options_rwsem);
+/*
+ * Written with kfe_options_rwsem held for writing. show_options() runs
+ * under namespace_sem, where no lock of this module may be taken: it
+ * reads a consistent copy of kfe_opts under this seqlock instead.
+ */
+static DEFINE_SEQLOCK(kfe_opts_seq);
 
 enum { KFE_PARAM_UID, KFE_PARAM_GID, KFE_PARAM_MODE, KFE_PARAM_SIZE };
 
@@ -127,9 +133,9 @@ static int kfe_apply_owner(struct kernfs_node *kn,
  *
  * uid= and gid= are set on every node of every event tree and on the
  * mount's root, overriding any chown by users; mode= sets the root
- * directory's permissions, as in tracefs. A changed size= policy
- * recomputes every file's size. An option not applied leaves users'
- * chmod and chown in place.
+ * directory's permissions, as in tracefs. size= takes effect at the
+ * next stat of each file. An option not applied leaves users' chmod
+ * and chown in place.
  *
  * Return: 0, or -ENOMEM if a node could not take its new owner; the
  * nodes already changed keep theirs.
@@ -138,12 +144,11 @@ int kfe_apply_options(const struct kfe_fs_context *ctx, bool new_sb)
 {
 	unsigned int apply = new_sb ? ~0U : ctx->given;
 	struct kernfs_node *root = kfe_root_node();
-	enum kfe_size_policy old_size;
 	struct iattr ia = {};
 	int ret;
 
 	down_write(&kfe_options_rwsem);
-	old_size = kfe_opts.size;
+	write_seqlock(&kfe_opts_seq);
 	if (apply & KFE_OPT_UID) {
 		kfe_opts.uid = ctx->opts.uid;
 		ia.ia_valid |= ATTR_UID;
@@ -157,7 +162,8 @@ int kfe_apply_options(const struct kfe_fs_context *ctx, bool new_sb)
 	if (apply & KFE_OPT_MODE)
 		kfe_opts.mode = ctx->opts.mode;
 	if (apply & KFE_OPT_SIZE)
-		kfe_opts.size = ctx->opts.size;
+		WRITE_ONCE(kfe_opts.size, ctx->opts.size);
+	write_sequnlock(&kfe_opts_seq);
 
 	ret = 0;
 	if (ia.ia_valid) {
@@ -170,8 +176,6 @@ int kfe_apply_options(const struct kfe_fs_context *ctx, bool new_sb)
 		ia.ia_mode = S_IFDIR | kfe_opts.mode;
 		ret = kernfs_setattr(root, &ia);
 	}
-	if (kfe_opts.size != old_size)
-		kfe_walk_nodes(kfe_size_refresh, NULL);
 	up_write(&kfe_options_rwsem);
 	return ret;
 }
@@ -182,22 +186,30 @@ int kfe_apply_options(const struct kfe_fs_context *ctx, bool new_sb)
  * @root: the kernfs root (there is one)
  *
  * Shows the options that differ from the defaults, as tracefs does.
+ * Called under namespace_sem: takes no lock, but copies the options
+ * under kfe_opts_seq, again if a remount changed them meanwhile.
  *
  * Return: 0.
  */
 int kfe_show_options(struct seq_file *sf, struct kernfs_root *root)
 {
-	down_read(&kfe_options_rwsem);
-	if (!uid_eq(kfe_opts.uid, GLOBAL_ROOT_UID))
+	struct kfe_options opts;
+	unsigned int seq;
+
+	do {
+		seq = read_seqbegin(&kfe_opts_seq);
+		opts = kfe_opts;
+	} while (read_seqretry(&kfe_opts_seq, seq));
+
+	if (!uid_eq(opts.uid, GLOBAL_ROOT_UID))
 		seq_printf(sf, ",uid=%u",
-			   from_kuid_munged(&init_user_ns, kfe_opts.uid));
-	if (!gid_eq(kfe_opts.gid, GLOBAL_ROOT_GID))
+			   from_kuid_munged(&init_user_ns, opts.uid));
+	if (!gid_eq(opts.gid, GLOBAL_ROOT_GID))
 		seq_printf(sf, ",gid=%u",
-			   from_kgid_munged(&init_user_ns, kfe_opts.gid));
-	if (kfe_opts.mode != KFE_DEFAULT_MODE)
-		seq_printf(sf, ",mode=%o", kfe_opts.mode);
-	if (kfe_opts.size != KFE_SIZE_EXACT)
-		seq_printf(sf, ",size=%s", kfe_size_names[kfe_opts.size].name);
-	up_read(&kfe_options_rwsem);
+			   from_kgid_munged(&init_user_ns, opts.gid));
+	if (opts.mode != KFE_DEFAULT_MODE)
+		seq_printf(sf, ",mode=%o", opts.mode);
+	if (opts.size != KFE_SIZE_EXACT)
+		seq_printf(sf, ",size=%s", kfe_size_names[opts.size].name);
 	return 0;
 }

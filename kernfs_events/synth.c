@@ -16,7 +16,8 @@
  *                 changes, so size=exact must follow it
  *   format  0440  a description that names the event and its number
  *   id      0440  the number of the event
- *   hist    0440  counts its own reads: volatile content
+ *   hist    0440  counts the writes to inject: it changes without a
+ *                 write to it, as a tracing histogram does
  *   inject  0200  write-only
  */
 #include <linux/ctype.h>
@@ -60,7 +61,7 @@ struct synth_event {
 	struct mutex		lock;	/* enabled and filter */
 	bool			enabled;
 	char			*filter;
-	atomic_t		hist_reads;
+	atomic_t		injected;	/* writes to inject */
 	char			name[];
 };
 
@@ -74,10 +75,9 @@ static atomic_t synth_nr_events = ATOMIC_INIT(0);
 static unsigned int synth_next_id = 1;
 static unsigned long synth_files_mask;
 
-static int synth_enable_show(struct seq_file *sf, void *v)
+static int synth_enable_show(struct seq_file *sf, struct kernfs_node *kn)
 {
-	struct kernfs_open_file *of = sf->private;
-	struct synth_event *ev = of->kn->priv;
+	struct synth_event *ev = kn->priv;
 
 	mutex_lock(&ev->lock);
 	seq_printf(sf, "%d\n", ev->enabled);
@@ -101,14 +101,12 @@ static ssize_t synth_enable_write(struct kernfs_open_file *of, char *buf,
 	mutex_lock(&ev->lock);
 	ev->enabled = on;
 	mutex_unlock(&ev->lock);
-	kfe_file_changed(of->kn);
 	return bytes;
 }
 
-static int synth_filter_show(struct seq_file *sf, void *v)
+static int synth_filter_show(struct seq_file *sf, struct kernfs_node *kn)
 {
-	struct kernfs_open_file *of = sf->private;
-	struct synth_event *ev = of->kn->priv;
+	struct synth_event *ev = kn->priv;
 
 	mutex_lock(&ev->lock);
 	seq_printf(sf, "%s\n", ev->filter ?: "none");
@@ -138,14 +136,12 @@ static ssize_t synth_filter_write(struct kernfs_open_file *of, char *buf,
 	swap(ev->filter, filter);
 	mutex_unlock(&ev->lock);
 	kfree(filter);
-	kfe_file_changed(of->kn);
 	return bytes;
 }
 
-static int synth_format_show(struct seq_file *sf, void *v)
+static int synth_format_show(struct seq_file *sf, struct kernfs_node *kn)
 {
-	struct kernfs_open_file *of = sf->private;
-	struct synth_event *ev = of->kn->priv;
+	struct synth_event *ev = kn->priv;
 
 	seq_printf(sf, "name: %s\nID: %u\nformat:\n", ev->name, ev->id);
 	seq_puts(sf, "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n");
@@ -157,52 +153,82 @@ static int synth_format_show(struct seq_file *sf, void *v)
 	return 0;
 }
 
-static int synth_id_show(struct seq_file *sf, void *v)
+static int synth_id_show(struct seq_file *sf, struct kernfs_node *kn)
 {
-	struct kernfs_open_file *of = sf->private;
-	struct synth_event *ev = of->kn->priv;
+	struct synth_event *ev = kn->priv;
 
 	seq_printf(sf, "%u\n", ev->id);
 	return 0;
 }
 
-static int synth_hist_show(struct seq_file *sf, void *v)
+static int synth_hist_show(struct seq_file *sf, struct kernfs_node *kn)
 {
-	struct kernfs_open_file *of = sf->private;
-	struct synth_event *ev = of->kn->priv;
+	struct synth_event *ev = kn->priv;
 
-	seq_printf(sf, "# event histogram\n#\n# reads: %d\n",
-		   atomic_inc_return(&ev->hist_reads));
+	seq_printf(sf, "# event histogram\n#\n# injected: %d\n",
+		   atomic_read(&ev->injected));
 	return 0;
 }
 
+/* Counts in hist, which is not told: its size must follow at stat. */
 static ssize_t synth_inject_write(struct kernfs_open_file *of, char *buf,
 				  size_t bytes, loff_t off)
 {
+	struct synth_event *ev = of->kn->priv;
+
+	atomic_inc(&ev->injected);
 	return bytes;
 }
 
+/*
+ * Each readable file's read and size come from one show function: the
+ * read through seq_show(), the size through kfe_file_size().
+ */
+#define SYNTH_DEFINE_SHOW(name)						\
+static int synth_##name##_seq_show(struct seq_file *sf, void *v)	\
+{									\
+	struct kernfs_open_file *of = sf->private;			\
+									\
+	return synth_##name##_show(sf, of->kn);				\
+}									\
+									\
+static loff_t synth_##name##_size(struct kernfs_node *kn)		\
+{									\
+	return kfe_file_size(kn, synth_##name##_show);			\
+}
+
+SYNTH_DEFINE_SHOW(enable)
+SYNTH_DEFINE_SHOW(filter)
+SYNTH_DEFINE_SHOW(format)
+SYNTH_DEFINE_SHOW(id)
+SYNTH_DEFINE_SHOW(hist)
+
 static const struct kernfs_ops synth_enable_ops = {
-	.seq_show	= synth_enable_show,
+	.seq_show	= synth_enable_seq_show,
+	.size		= synth_enable_size,
 	.write		= synth_enable_write,
 };
 
 static const struct kernfs_ops synth_filter_ops = {
-	.seq_show		= synth_filter_show,
+	.seq_show		= synth_filter_seq_show,
+	.size			= synth_filter_size,
 	.write			= synth_filter_write,
 	.atomic_write_len	= SYNTH_FILTER_MAX,
 };
 
 static const struct kernfs_ops synth_format_ops = {
-	.seq_show	= synth_format_show,
+	.seq_show	= synth_format_seq_show,
+	.size		= synth_format_size,
 };
 
 static const struct kernfs_ops synth_id_ops = {
-	.seq_show	= synth_id_show,
+	.seq_show	= synth_id_seq_show,
+	.size		= synth_id_size,
 };
 
 static const struct kernfs_ops synth_hist_ops = {
-	.seq_show	= synth_hist_show,
+	.seq_show	= synth_hist_seq_show,
+	.size		= synth_hist_size,
 };
 
 static const struct kernfs_ops synth_inject_ops = {
@@ -230,7 +256,7 @@ static const struct kfe_entry synth_entries[] = {
 	{ "filter",	synth_event_callback },
 	{ "format",	synth_event_callback },
 	{ "id",		synth_event_callback },
-	{ "hist",	synth_event_callback, KFE_ENTRY_VOLATILE },
+	{ "hist",	synth_event_callback },
 	{ "inject",	synth_event_callback },
 };
 
@@ -402,23 +428,22 @@ static ssize_t synth_control_write(struct kernfs_open_file *of, char *buf,
 	mutex_unlock(&synth_lock);
 	if (ret)
 		return ret;
-	kfe_file_changed(of->kn);	/* the counts changed */
 	return bytes;
 }
 
-/*
- * Not under synth_lock: a remount measures this file while adding an
- * event, which holds synth_lock, waits for the remount to finish.
- */
-static int synth_control_show(struct seq_file *sf, void *v)
+/* Not under synth_lock: the counts are read while an event is added. */
+static int synth_control_show(struct seq_file *sf, struct kernfs_node *kn)
 {
 	seq_printf(sf, "systems %d\nevents %d\n",
 		   atomic_read(&synth_nr_systems), atomic_read(&synth_nr_events));
 	return 0;
 }
 
+SYNTH_DEFINE_SHOW(control)
+
 static const struct kernfs_ops synth_control_ops = {
-	.seq_show		= synth_control_show,
+	.seq_show		= synth_control_seq_show,
+	.size			= synth_control_size,
 	.write			= synth_control_write,
 	.atomic_write_len	= 2 * SYNTH_NAME_MAX + 16,
 };
@@ -497,8 +522,6 @@ static int __init synth_init(void)
 	mutex_unlock(&synth_lock);
 	if (ret)
 		synth_remove_all();
-	else	/* the counts changed */
-		kfe_file_changed(kfe_dir_file(synth_root, "control"));
 	return ret;
 }
 

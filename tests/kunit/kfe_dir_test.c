@@ -25,17 +25,29 @@ struct kfe_dir_test_data {
 	int subdirs_fail;		/* it fails with this, if non-zero */
 };
 
-static int kfe_dir_test_show(struct seq_file *sf, void *v)
+static int kfe_dir_test_render(struct seq_file *sf, struct kernfs_node *kn)
 {
-	struct kernfs_open_file *of = sf->private;
-	struct kfe_dir_test_data *d = of->kn->priv;
+	struct kfe_dir_test_data *d = kn->priv;
 
 	seq_puts(sf, d->text);
 	return 0;
 }
 
+static int kfe_dir_test_show(struct seq_file *sf, void *v)
+{
+	struct kernfs_open_file *of = sf->private;
+
+	return kfe_dir_test_render(sf, of->kn);
+}
+
+static loff_t kfe_dir_test_size(struct kernfs_node *kn)
+{
+	return kfe_file_size(kn, kfe_dir_test_render);
+}
+
 static const struct kernfs_ops kfe_dir_test_ops = {
-	.seq_show = kfe_dir_test_show,
+	.seq_show	= kfe_dir_test_show,
+	.size		= kfe_dir_test_size,
 };
 
 struct kfe_dir_test_probe {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit suite for the size policies: what st_size reports under
- * size=exact, size=page and size=zero, and how it follows the content.
+ * size=exact, size=page and size=zero, and that it follows the content
+ * at every stat, whoever changed it.
  */
 #include <kunit/test.h>
 #include <linux/kernfs.h>
@@ -14,33 +15,23 @@
 struct kfe_size_test {
 	struct vfsmount *mnt;
 	struct kfe_dir *dir;
-	const char *text;	/* what "seq" and "raw" show */
+	const char *text;	/* what "seq" shows */
+	int shows;		/* calls of kfe_size_test_seq_render() */
 };
 
-static int kfe_size_test_seq_show(struct seq_file *sf, void *v)
+static int kfe_size_test_seq_render(struct seq_file *sf,
+				    struct kernfs_node *kn)
 {
-	struct kernfs_open_file *of = sf->private;
-	struct kfe_size_test *t = of->kn->priv;
+	struct kfe_size_test *t = kn->priv;
 
+	t->shows++;
 	seq_puts(sf, t->text);
 	return 0;
 }
 
-static ssize_t kfe_size_test_raw_read(struct kernfs_open_file *of, char *buf,
-				      size_t bytes, loff_t off)
-{
-	struct kfe_size_test *t = of->kn->priv;
-	size_t len = strlen(t->text);
-
-	if (off >= len)
-		return 0;
-	bytes = min_t(size_t, bytes, len - off);
-	memcpy(buf, t->text + off, bytes);
-	return bytes;
-}
-
 /* KFE_SIZE_TEST_LONG bytes, more than one seq_file buffer. */
-static int kfe_size_test_long_show(struct seq_file *sf, void *v)
+static int kfe_size_test_long_render(struct seq_file *sf,
+				     struct kernfs_node *kn)
 {
 	int i;
 
@@ -48,6 +39,34 @@ static int kfe_size_test_long_show(struct seq_file *sf, void *v)
 		seq_putc(sf, 'a' + i % 26);
 	return 0;
 }
+
+static int kfe_size_test_error_render(struct seq_file *sf,
+				      struct kernfs_node *kn)
+{
+	return -EIO;
+}
+
+#define KFE_SIZE_TEST_FILE(name)					\
+static int kfe_size_test_##name##_show(struct seq_file *sf, void *v)	\
+{									\
+	struct kernfs_open_file *of = sf->private;			\
+									\
+	return kfe_size_test_##name##_render(sf, of->kn);		\
+}									\
+									\
+static loff_t kfe_size_test_##name##_size(struct kernfs_node *kn)	\
+{									\
+	return kfe_file_size(kn, kfe_size_test_##name##_render);	\
+}									\
+									\
+static const struct kernfs_ops kfe_size_test_##name##_ops = {		\
+	.seq_show	= kfe_size_test_##name##_show,			\
+	.size		= kfe_size_test_##name##_size,			\
+}
+
+KFE_SIZE_TEST_FILE(seq);
+KFE_SIZE_TEST_FILE(long);
+KFE_SIZE_TEST_FILE(error);
 
 static void *kfe_size_test_iter_start(struct seq_file *sf, loff_t *pos)
 {
@@ -67,8 +86,14 @@ static void kfe_size_test_iter_stop(struct seq_file *sf, void *v)
 
 static int kfe_size_test_iter_show(struct seq_file *sf, void *v)
 {
-	seq_printf(sf, "record %lld\n", *(loff_t *)v);
+	seq_printf(sf, "line %lld\n", *(loff_t *)v);
 	return 0;
+}
+
+/* An iterator cannot be rendered in one call: no show for its size. */
+static loff_t kfe_size_test_iter_size(struct kernfs_node *kn)
+{
+	return kfe_file_size(kn, NULL);
 }
 
 static ssize_t kfe_size_test_write(struct kernfs_open_file *of, char *buf,
@@ -77,27 +102,21 @@ static ssize_t kfe_size_test_write(struct kernfs_open_file *of, char *buf,
 	return bytes;
 }
 
-static const struct kernfs_ops kfe_size_test_seq_ops = {
-	.seq_show = kfe_size_test_seq_show,
-};
-
-static const struct kernfs_ops kfe_size_test_raw_ops = {
-	.read = kfe_size_test_raw_read,
-};
-
-static const struct kernfs_ops kfe_size_test_long_ops = {
-	.seq_show = kfe_size_test_long_show,
-};
-
 static const struct kernfs_ops kfe_size_test_iter_ops = {
-	.seq_start = kfe_size_test_iter_start,
-	.seq_next = kfe_size_test_iter_next,
-	.seq_stop = kfe_size_test_iter_stop,
-	.seq_show = kfe_size_test_iter_show,
+	.seq_start	= kfe_size_test_iter_start,
+	.seq_next	= kfe_size_test_iter_next,
+	.seq_stop	= kfe_size_test_iter_stop,
+	.seq_show	= kfe_size_test_iter_show,
+	.size		= kfe_size_test_iter_size,
 };
 
 static const struct kernfs_ops kfe_size_test_write_ops = {
-	.write = kfe_size_test_write,
+	.write		= kfe_size_test_write,
+};
+
+/* Readable, but no ->size(): kfe_create_*() must refuse it. */
+static const struct kernfs_ops kfe_size_test_sizeless_ops = {
+	.seq_show	= kfe_size_test_iter_show,
 };
 
 static const struct {
@@ -106,11 +125,11 @@ static const struct {
 	umode_t mode;
 } kfe_size_test_files[] = {
 	{ "seq",	&kfe_size_test_seq_ops,		0444 },
-	{ "raw",	&kfe_size_test_raw_ops,		0444 },
 	{ "long",	&kfe_size_test_long_ops,	0444 },
+	{ "error",	&kfe_size_test_error_ops,	0444 },
 	{ "iter",	&kfe_size_test_iter_ops,	0444 },
-	{ "volatile",	&kfe_size_test_seq_ops,		0444 },
 	{ "wronly",	&kfe_size_test_write_ops,	0200 },
+	{ "sizeless",	&kfe_size_test_sizeless_ops,	0444 },
 };
 
 static int kfe_size_test_callback(const char *name, umode_t *mode,
@@ -130,10 +149,9 @@ static int kfe_size_test_callback(const char *name, umode_t *mode,
 
 static const struct kfe_entry kfe_size_test_entries[] = {
 	{ "seq",	kfe_size_test_callback },
-	{ "raw",	kfe_size_test_callback },
 	{ "long",	kfe_size_test_callback },
+	{ "error",	kfe_size_test_callback },
 	{ "iter",	kfe_size_test_callback },
-	{ "volatile",	kfe_size_test_callback, KFE_ENTRY_VOLATILE },
 	{ "wronly",	kfe_size_test_callback },
 };
 
@@ -191,17 +209,17 @@ static void kfe_size_test_exact_is_content_length(struct kunit *test)
 	kfe_size_test_setup(test, "size=exact");
 
 	KUNIT_EXPECT_EQ(test, kfe_size_test_size(test, "seq"), 12);
-	KUNIT_EXPECT_EQ(test, kfe_size_test_size(test, "raw"), 12);
 	KUNIT_EXPECT_EQ(test, kfe_size_test_size(test, "long"),
 			KFE_SIZE_TEST_LONG);
 }
 
-static void kfe_size_test_exact_falls_back_to_page(struct kunit *test)
+/* An iterator reports PAGE_SIZE; a show that fails, the size at creation. */
+static void kfe_size_test_exact_unmeasurable(struct kunit *test)
 {
 	kfe_size_test_setup(test, "size=exact");
 
-	KUNIT_EXPECT_EQ(test, kfe_size_test_size(test, "volatile"), PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, kfe_size_test_size(test, "iter"), PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, kfe_size_test_size(test, "error"), 0);
 }
 
 static void kfe_size_test_write_only_is_zero(struct kunit *test)
@@ -230,12 +248,16 @@ static void kfe_size_test_page_policy(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kfe_size_test_size(test, "long"), PAGE_SIZE);
 }
 
+/* size=zero reports 0 without rendering anything. */
 static void kfe_size_test_zero_policy(struct kunit *test)
 {
+	struct kfe_size_test *t = test->priv;
+
 	kfe_size_test_setup(test, "size=zero");
 
 	KUNIT_EXPECT_EQ(test, kfe_size_test_size(test, "seq"), 0);
-	KUNIT_EXPECT_EQ(test, kfe_size_test_size(test, "raw"), 0);
+	KUNIT_EXPECT_EQ(test, kfe_size_test_size(test, "long"), 0);
+	KUNIT_EXPECT_EQ(test, t->shows, 0);
 }
 
 /* A policy change reaches the inodes that already exist. */
@@ -257,21 +279,46 @@ static void kfe_size_test_remount_changes_live_inodes(struct kunit *test)
 	kern_unmount(mnt);
 }
 
-static void kfe_size_test_file_changed_updates_size(struct kunit *test)
+/*
+ * Content changed behind the layer's back, with nobody telling it: the
+ * next stat of the live inode reports the new length, measured then.
+ */
+static void kfe_size_test_follows_unannounced_change(struct kunit *test)
 {
 	struct kfe_size_test *t = test->priv;
+	int shows;
 
 	kfe_size_test_setup(test, "size=exact");
 	KUNIT_EXPECT_EQ(test, kfe_size_test_size(test, "seq"), 12);
 
-	/* The inode is live (stat above): both it and the node change. */
 	t->text = "five!";
-	kfe_file_changed(kfe_dir_file(t->dir, "seq"));
+	shows = t->shows;
 	KUNIT_EXPECT_EQ(test, kfe_size_test_size(test, "seq"), 5);
-	KUNIT_EXPECT_EQ(test, kfe_dir_file(t->dir, "seq")->attr.size, 5);
+	KUNIT_EXPECT_EQ(test, t->shows, shows + 1);
 
-	/* Not told: "raw" keeps its old size, as documented. */
-	KUNIT_EXPECT_EQ(test, kfe_size_test_size(test, "raw"), 12);
+	t->text = "";
+	KUNIT_EXPECT_EQ(test, kfe_size_test_size(test, "seq"), 0);
+}
+
+/* A readable file that cannot report its size is refused, whole. */
+static void kfe_size_test_readable_needs_size(struct kunit *test)
+{
+	static const struct kfe_entry entries[] = {
+		{ "seq",	kfe_size_test_callback },
+		{ "sizeless",	kfe_size_test_callback },
+	};
+	struct kfe_size_test *t = test->priv;
+	struct kfe_dir *dir;
+	struct kstat st;
+
+	kfe_size_test_setup(test, "size=exact");
+	dir = kfe_create_events_root("kfe_size_test_bad", NULL, entries,
+				     ARRAY_SIZE(entries), t);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(dir), -EINVAL);
+	if (!IS_ERR(dir))
+		kfe_remove_dir(dir);
+	KUNIT_EXPECT_EQ(test, kfe_test_stat(t->mnt, "kfe_size_test_bad", &st),
+			-ENOENT);
 }
 
 static void kfe_size_test_bad_option_changes_nothing(struct kunit *test)
@@ -294,12 +341,13 @@ static void kfe_size_test_bad_option_changes_nothing(struct kunit *test)
 
 static struct kunit_case kfe_size_test_cases[] = {
 	KUNIT_CASE(kfe_size_test_exact_is_content_length),
-	KUNIT_CASE(kfe_size_test_exact_falls_back_to_page),
+	KUNIT_CASE(kfe_size_test_exact_unmeasurable),
 	KUNIT_CASE(kfe_size_test_write_only_is_zero),
 	KUNIT_CASE(kfe_size_test_page_policy),
 	KUNIT_CASE(kfe_size_test_zero_policy),
 	KUNIT_CASE(kfe_size_test_remount_changes_live_inodes),
-	KUNIT_CASE(kfe_size_test_file_changed_updates_size),
+	KUNIT_CASE(kfe_size_test_follows_unannounced_change),
+	KUNIT_CASE(kfe_size_test_readable_needs_size),
 	KUNIT_CASE(kfe_size_test_bad_option_changes_nothing),
 	{}
 };

@@ -214,7 +214,8 @@ def inos_stable():
 
 s.run("inode_numbers_stable_across_reclaim_and_remount", inos_stable)
 
-# The policies, on a tree with a volatile file (hist) and a write-only one.
+# The policies, on a tree with a file that changes without being written
+# (hist counts the writes to inject) and a write-only one.
 unload_synth()
 load_synth(nr_systems=2, nr_events=3, files="enable,format,hist,inject")
 PAGE = os.sysconf("SC_PAGE_SIZE")
@@ -241,12 +242,31 @@ def policy_sizes(opt, want):
 
 
 def exact(p, data):
-    name = os.path.basename(p)
-    return 0 if name in WRITE_ONLY else PAGE if name == "hist" else len(data)
+    return 0 if os.path.basename(p) in WRITE_ONLY else len(data)
 
 
-s.run("size_exact_volatile_is_page_write_only_zero", policy_sizes, "exact",
-      exact)
+def hist_follows_inject():
+    """hist grows with writes to inject, which never tell it: each stat
+    still reports what a read then returns."""
+    hists = [p for p, is_dir in walk(SYNTH)
+             if not is_dir and os.path.basename(p) == "hist"]
+    assert hists
+    grown = 0
+    for n, p in enumerate(hists):
+        before = os.stat(p).st_size
+        inject = os.path.join(os.path.dirname(p), "inject")
+        for _ in range(10 ** (n % 3 + 1)):
+            with open(inject, "w") as f:
+                f.write("1")
+        size, data = os.stat(p).st_size, read(p)
+        assert size == len(data), f"{p}: size {size}, content {len(data)}"
+        grown += size > before
+    print(f"# {grown} of {len(hists)} hist files grew", file=sys.stderr)
+    assert grown == len(hists)
+
+
+s.run("size_exact_follows_content_changed_elsewhere", hist_follows_inject)
+s.run("size_exact_is_length_write_only_zero", policy_sizes, "exact", exact)
 s.run("size_page_policy", policy_sizes, "page",
       lambda p, data: 0 if os.path.basename(p) in WRITE_ONLY else PAGE)
 s.run("size_zero_policy", policy_sizes, "zero", lambda p, data: 0)
