@@ -81,38 +81,70 @@ static int kfe_check_name(const char *name)
 	return 0;
 }
 
+/* What an entry's callback decided: a file to create if @ops is set. */
+struct kfe_file_spec {
+	const struct kernfs_ops	*ops;
+	void			*data;
+	umode_t			mode;
+};
+
 /*
- * Create the files of @dir, still deactivated: at creation, or on first
- * use for a lazy directory. Called with kfe_options_rwsem held for
- * reading; on error the files made so far are left for the caller.
+ * Ask each entry's callback whether its file exists, and its mode, ops
+ * and data. Called with no lock of this module held, since callbacks
+ * take their owner's locks (tracing's event_mutex for the mirror).
  */
-static int kfe_dir_create_files(struct kfe_dir *dir)
+static struct kfe_file_spec *kfe_dir_query_files(struct kfe_dir *dir)
 {
+	struct kfe_file_spec *specs;
 	int i, ret;
 
+	specs = kcalloc(dir->nr_entries, sizeof(*specs), GFP_KERNEL);
+	if (!specs)
+		return ERR_PTR(-ENOMEM);
 	for (i = 0; i < dir->nr_entries; i++) {
 		const struct kfe_entry *entry = &dir->entries[i];
 		const struct kernfs_ops *ops = NULL;
 		void *data = dir->data;
 		umode_t mode = 0444;
-		struct kernfs_node *kn;
 
-		ret = kfe_check_name(entry->name);
-		if (ret)
-			return ret;
 		ret = entry->callback(entry->name, &mode, &data, &ops);
 		if (ret < 0)
-			return ret;
+			goto err;
 		if (!ret)
 			continue;
 		/* A readable file must be able to report its size. */
+		ret = -EINVAL;
 		if (!ops || ((ops->seq_show || ops->read) && !ops->size))
-			return -EINVAL;
+			goto err;
+		specs[i].ops = ops;
+		specs[i].data = data;
+		specs[i].mode = S_IFREG | (mode & S_IALLUGO);
+	}
+	return specs;
+err:
+	kfree(specs);
+	return ERR_PTR(ret);
+}
 
-		kn = __kernfs_create_file(dir->kn, entry->name,
-					  S_IFREG | (mode & S_IALLUGO),
-					  kfe_opts.uid, kfe_opts.gid, 0, ops,
-					  data, NULL, &kfe_active_key);
+/*
+ * Create the files of @dir that @specs give, still deactivated: at
+ * creation, or on first use for a lazy directory. On error the files
+ * made so far are left for the caller.
+ */
+static int kfe_dir_create_files(struct kfe_dir *dir,
+				const struct kfe_file_spec *specs)
+{
+	struct kernfs_node *kn;
+	int i;
+
+	lockdep_assert_held_read(&kfe_options_rwsem);
+	for (i = 0; i < dir->nr_entries; i++) {
+		if (!specs[i].ops)
+			continue;
+		kn = __kernfs_create_file(dir->kn, dir->entries[i].name,
+					  specs[i].mode, kfe_opts.uid,
+					  kfe_opts.gid, 0, specs[i].ops,
+					  specs[i].data, NULL, &kfe_active_key);
 		if (IS_ERR(kn))
 			return PTR_ERR(kn);
 		dir->files[i] = kn;
@@ -182,7 +214,13 @@ static void kfe_dir_depopulate(struct kfe_dir *dir)
 int kfe_dir_populate(struct kernfs_node *kn)
 {
 	struct kfe_dir *dir = kn->priv, *pos;
+	struct kfe_file_spec *specs;
 	int ret = -ENOENT;
+
+	/* The active reference that kernfs holds keeps the data alive. */
+	specs = kfe_dir_query_files(dir);
+	if (IS_ERR(specs))
+		return PTR_ERR(specs);
 
 	down_read(&kfe_populate_rwsem);
 	for (pos = dir; pos; pos = pos->parent)
@@ -190,7 +228,7 @@ int kfe_dir_populate(struct kernfs_node *kn)
 			goto out;
 
 	down_read(&kfe_options_rwsem);
-	ret = kfe_dir_create_files(dir);
+	ret = kfe_dir_create_files(dir, specs);
 	up_read(&kfe_options_rwsem);
 	if (!ret && dir->subdirs)
 		ret = dir->subdirs(dir, dir->data);
@@ -198,6 +236,7 @@ int kfe_dir_populate(struct kernfs_node *kn)
 		kfe_dir_depopulate(dir);
 out:
 	up_read(&kfe_populate_rwsem);
+	kfree(specs);
 	return ret;
 }
 
@@ -222,6 +261,7 @@ static struct kfe_dir *kfe_dir_create(const char *name,
 				      int nr_entries, void *data,
 				      kfe_subdirs_fn subdirs, bool lazy)
 {
+	struct kfe_file_spec *specs = NULL;
 	struct kernfs_node *kn;
 	struct kfe_dir *dir;
 	int ret;
@@ -240,6 +280,14 @@ static struct kfe_dir *kfe_dir_create(const char *name,
 	dir->parent = parent;
 	INIT_LIST_HEAD(&dir->children);
 
+	if (!lazy) {
+		specs = kfe_dir_query_files(dir);
+		if (IS_ERR(specs)) {
+			kfree(dir);
+			return ERR_CAST(specs);
+		}
+	}
+
 	/* A remount waits until the directory is built and linked. */
 	down_read(&kfe_options_rwsem);
 	if (lazy)
@@ -255,7 +303,7 @@ static struct kfe_dir *kfe_dir_create(const char *name,
 	}
 	dir->kn = kn;
 
-	ret = lazy ? 0 : kfe_dir_create_files(dir);
+	ret = lazy ? 0 : kfe_dir_create_files(dir, specs);
 	if (ret)
 		goto out_remove;
 
@@ -263,6 +311,7 @@ static struct kfe_dir *kfe_dir_create(const char *name,
 	list_add_tail(&dir->sibling, parent ? &parent->children : &kfe_roots);
 	mutex_unlock(&kfe_tree_lock);
 	up_read(&kfe_options_rwsem);
+	kfree(specs);
 
 	kernfs_activate(kn);
 	return dir;
@@ -272,6 +321,7 @@ out_remove:
 	kernfs_remove(kn);
 out_free:
 	up_read(&kfe_options_rwsem);
+	kfree(specs);
 	kfree(dir);
 	return ERR_PTR(ret);
 }
@@ -497,6 +547,7 @@ int kfe_walk_nodes(kfe_node_fn_t fn, void *arg)
 	struct kfe_dir *root, *dir;
 	int i, ret = 0;
 
+	lockdep_assert_held_write(&kfe_options_rwsem);
 	mutex_lock(&kfe_tree_lock);
 	list_for_each_entry(root, &kfe_roots, sibling) {
 		for (dir = root; dir; dir = kfe_dir_next(dir, root)) {

@@ -66,12 +66,7 @@ static int kfe_dir_test_probe_fn(void *arg)
 	return 0;
 }
 
-/*
- * Look up the test directory as another task would, from a kthread: a
- * callback runs with kfe_options_rwsem held, and a lookup from this task
- * would teach lockdep that the lock nests outside directory inode locks,
- * which lazy directories take the other way round.
- */
+/* Look up the test directory as another task would, from a kthread. */
 static int kfe_dir_test_probe(struct vfsmount *mnt)
 {
 	struct kfe_dir_test_probe p = { .mnt = mnt };
@@ -261,7 +256,7 @@ static void kfe_dir_test_invisible_while_built(struct kunit *test)
 	t->dir = kfe_dir_test_create(test);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t->dir));
 
-	/* "probe" looked while its directory was being built. */
+	/* "probe" looked while the directory's files were being decided. */
 	KUNIT_EXPECT_EQ(test, t->data.probe_lookup, -ENOENT);
 	KUNIT_EXPECT_TRUE(test, kfe_dir_test_exists(test));
 }
