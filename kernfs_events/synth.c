@@ -328,7 +328,7 @@ static void synth_remove_system(struct synth_system *sys)
 	atomic_dec(&synth_nr_systems);
 }
 
-/* Add @event to @system, creating the system if needed; synth_lock held. */
+/* Add @event to @system, creating the system if needed. */
 static int synth_add(const char *system, const char *event)
 {
 	struct synth_system *sys;
@@ -336,6 +336,7 @@ static int synth_add(const char *system, const char *event)
 	bool new_sys = false;
 	int ret;
 
+	lockdep_assert_held(&synth_lock);
 	sys = synth_find_system(system);
 	if (!sys) {
 		sys = kzalloc(struct_size(sys, name, strlen(system) + 1),

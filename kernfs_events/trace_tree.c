@@ -116,6 +116,7 @@ static struct kfe_instance *kfe_find_instance(struct trace_array *tr)
 {
 	struct kfe_instance *inst;
 
+	lockdep_assert_held(&kfe_change_lock);
 	list_for_each_entry(inst, &kfe_instance_list, list)
 		if (inst->td.tr == tr)
 			return inst;
@@ -125,6 +126,8 @@ static struct kfe_instance *kfe_find_instance(struct trace_array *tr)
 /* Under kfe_change_lock; the caller has moved its events to kfe_dead. */
 static void kfe_queue_instance_removal(struct kfe_instance *inst)
 {
+	lockdep_assert_held(&kfe_change_lock);
+
 	list_del(&inst->list);
 	inst->removed = true;
 	/* Not built yet: the build and the removal are one change. */
@@ -150,6 +153,7 @@ static struct kfe_system *kfe_find_system(struct kfe_instance *inst,
 {
 	struct kfe_system *sys;
 
+	lockdep_assert_held(&kfe_change_lock);
 	list_for_each_entry(sys, &inst->systems, list)
 		if (!strcmp(sys->td.system, name))
 			return sys;
@@ -234,6 +238,8 @@ nomem:
 /* Under kfe_change_lock: forget a live or pending event. */
 static void kfe_kill_event(struct kfe_event *ev)
 {
+	lockdep_assert_held(&kfe_change_lock);
+
 	hlist_del(&ev->node);
 	hlist_add_head(&ev->node, &kfe_dead);
 	ev->system->nr_events--;
@@ -265,13 +271,14 @@ static const struct trace_events_fs_ops kfe_trace_ops = {
 	.remove_event		= kfe_remove_event,
 };
 
-/* Building directories: under kfe_mirror_lock. */
+/* Building the directories of systems and events: under kfe_mirror_lock. */
 
 static int kfe_build_event(struct kfe_event *ev, struct kfe_dir *parent,
 			   const char *name)
 {
 	struct kfe_dir *dir;
 
+	lockdep_assert_held(&kfe_mirror_lock);
 	dir = kfe_create_lazy_dir(name, parent, kfe_event_entries,
 				  kfe_nr_event_entries, ev, NULL);
 	if (IS_ERR(dir))
@@ -367,6 +374,7 @@ static int kfe_build_system(struct kfe_system *sys, struct kfe_dir *parent)
 {
 	struct kfe_dir *dir;
 
+	lockdep_assert_held(&kfe_mirror_lock);
 	dir = kfe_create_lazy_dir(sys->td.system, parent, kfe_system_entries,
 				  kfe_nr_system_entries, &sys->td,
 				  kfe_system_subdirs);
