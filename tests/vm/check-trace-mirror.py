@@ -19,8 +19,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from ktap import Suite  # noqa: E402
-
-TRACEFS = "/sys/kernel/tracing"
+from tracefs import TRACEFS, read, settle, write  # noqa: E402
 MNT = os.environ["KFE_MNT"]
 TOP = os.environ["KFE_TOP"]
 # The files the mirror serves; tracefs's others (inject, hist_debug) are
@@ -52,39 +51,9 @@ def tree(top):
     return out
 
 
-def read(path):
-    with open(path, "rb") as f:
-        return f.read()
-
-
-def write(path, data, flags=os.O_TRUNC):
-    """Write DATA in one write(); return 0 or the errno."""
-    try:
-        fd = os.open(path, os.O_WRONLY | flags)
-    except OSError as e:
-        return e.errno
-    try:
-        os.write(fd, data.encode())
-        return 0
-    except OSError as e:
-        return e.errno
-    finally:
-        os.close(fd)
-
-
 def delete_probe():
     """Delete the kprobe event (appending, as >> does); 0 or the errno."""
     return write(kprobe_events, f"-:{PROBE}\n", os.O_APPEND)
-
-
-def settle(cond, timeout=120):
-    """Wait until COND() is true; return whether it became true."""
-    end = time.time() + timeout
-    while time.time() < end:
-        if cond():
-            return True
-        time.sleep(0.2)
-    return cond()
 
 
 def same_tree(ours, theirs):
