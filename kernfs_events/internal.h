@@ -23,7 +23,8 @@ enum kfe_size_policy {
 	KFE_SIZE_ZERO,		/* 0, as eventfs */
 };
 
-#define KFE_DEFAULT_MODE	0755
+/* tracefs's default: only root may look in, unless mode= or gid= widen it. */
+#define KFE_DEFAULT_MODE	0700
 
 /* The mount options in effect; one superblock, so one set. */
 struct kfe_options {
@@ -49,8 +50,8 @@ struct kfe_fs_context {
 extern struct file_system_type kfe_fs_type;
 extern struct super_block *kfe_sb;
 extern struct mutex kfe_sb_lock;
-int kfe_fs_init(void);
-void kfe_fs_exit(void);
+int kfe_root_init(void);
+void kfe_root_exit(void);
 
 /*
  * options.c: kfe_opts is written with kfe_options_rwsem held for writing;

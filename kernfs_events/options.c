@@ -49,7 +49,7 @@ const struct fs_parameter_spec kfe_fs_parameters[] = {
 
 /**
  * kfe_options_init - the default options
- * @opts: filled with root ownership, mode 0755 and size=exact
+ * @opts: filled with root ownership, mode 0700 and size=exact
  */
 void kfe_options_init(struct kfe_options *opts)
 {

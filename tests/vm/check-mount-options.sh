@@ -29,7 +29,7 @@ rmmod kfe_synth 2>/dev/null
 insmod "$KFE_TOP/kfe_synth.ko" nr_systems=1 nr_events=2 || ktap_result synth_loads 1
 
 defaults_shown() {
-	[ "$(stat -c %a "$KFE_MNT")" = 755 ] &&
+	[ "$(stat -c %a "$KFE_MNT")" = 700 ] &&
 		! opts | grep -qE 'uid=|gid=|mode=|size=' &&
 		[ "$(owners)" = "0:0 $(nodes)" ]
 }
@@ -116,7 +116,7 @@ ktap_case root_gets_eacces_beyond_mode root_cannot_open_write_only_for_read
 
 fresh_mount_resets_defaults() {
 	umount "$KFE_MNT" && mount -t kernfs_events kernfs_events "$KFE_MNT" &&
-		[ "$(stat -c %a "$KFE_MNT")" = 755 ] && ! opts | grep -qE 'gid=|mode=' &&
+		[ "$(stat -c %a "$KFE_MNT")" = 700 ] && ! opts | grep -qE 'gid=|mode=' &&
 		[ "$(owners)" = "0:0 $(nodes)" ] || { opts; owners; return 1; }
 }
 ktap_case new_superblock_takes_defaults fresh_mount_resets_defaults

@@ -6,8 +6,8 @@ Both filesystems are remounted with the same gid= and mode=; then a user
 (uid 1000 and gid 1001, with and without membership of that group, through setpriv)
 tries, on every node of one system: lookup, readdir, open for reading,
 open for writing, truncate, chmod, chown and utime. Each attempt must
-give the same result in both, and exactly what the modes grant. The top directory's default mode is the
-one documented difference: 0755 here, 0700 in tracefs.
+give the same result in both, and exactly what the modes grant. By
+default both let only root in: the top directory's mode is 0700.
 """
 import json
 import os
@@ -134,7 +134,10 @@ def default_top_mode():
     return oct(st.st_mode & 0o7777)
 
 
-s.check_eq("top_default_mode_0755_documented", default_top_mode(), "0o755")
+s.check_eq("top_default_mode_0700_as_tracefs", default_top_mode(), "0o700")
+got = compare("default_mode_user_same_as_tracefs", False)
+s.check("default_mode_user_reaches_nothing", got == {},
+        f"reached {len(got)} nodes")
 try:
     for mode in ("0755", "0750"):
         remount(MNT, f"gid={GID},mode={mode}")
@@ -148,5 +151,5 @@ try:
                       got, False)
 finally:
     remount(TRACEFS, "gid=0,mode=0700")
-    remount(MNT, "gid=0,mode=0755")
+    remount(MNT, "gid=0,mode=0700")
 s.finish()
