@@ -130,14 +130,12 @@ static struct kernfs_syscall_ops kfe_syscall_ops = {
 };
 
 /**
- * kfe_fs_init - create the kernfs root and register the filesystem
+ * kfe_root_init - create the kernfs root that every mount shows
  *
  * Return: 0, or a negative errno with nothing left behind.
  */
-int kfe_fs_init(void)
+int kfe_root_init(void)
 {
-	int ret;
-
 	kfe_options_init(&kfe_opts);
 	kfe_root = kernfs_create_root(&kfe_syscall_ops,
 				      KERNFS_ROOT_CREATE_DEACTIVATED |
@@ -147,22 +145,18 @@ int kfe_fs_init(void)
 
 	/* The root itself is empty and complete: show it at once. */
 	kernfs_activate(kernfs_root_to_node(kfe_root));
-
-	ret = register_filesystem(&kfe_fs_type);
-	if (ret)
-		kernfs_destroy_root(kfe_root);
-	return ret;
+	return 0;
 }
 
 /**
- * kfe_fs_exit - unregister the filesystem and destroy the kernfs root
+ * kfe_root_exit - destroy the kernfs root
  *
- * The filesystem type's owner pins the module while any superblock
- * exists, so no mount is left when this runs. Destroying the root
- * removes every node and drains operations still in flight on them.
+ * Called once the filesystem is unregistered: the filesystem type's
+ * owner pins the module while any superblock exists, so no mount is
+ * left. Destroying the root removes every node and drains operations
+ * still in flight on them.
  */
-void kfe_fs_exit(void)
+void kfe_root_exit(void)
 {
-	unregister_filesystem(&kfe_fs_type);
 	kernfs_destroy_root(kfe_root);
 }

@@ -30,6 +30,7 @@ import errno
 import os
 import subprocess
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
@@ -129,13 +130,57 @@ def wait(cond, timeout=60):
     return cond()
 
 
+class MountRacer:
+    """Mounts kernfs_events in a loop on another thread, unmounting each
+    mount at once, from start() to stop(), which returns the number of
+    tries and of mounts made."""
+    MNT = os.path.join(os.environ.get("TMPDIR", "/tmp"), "kfe_race")
+
+    def start(self):
+        os.makedirs(self.MNT, exist_ok=True)
+        self.tries = self.mounts = 0
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self.loop)
+        self.thread.start()
+
+    def loop(self):
+        while not self.stopping.is_set():
+            self.tries += 1
+            if libc.mount(b"kernfs_events", self.MNT.encode(),
+                          b"kernfs_events", 0, None) == 0:
+                self.mounts += 1
+                need(libc.umount2(self.MNT.encode(), 0) == 0, "umount")
+
+    def stop(self):
+        self.stopping.set()
+        self.thread.join()
+        return self.tries, self.mounts
+
+
+def no_module_autoload():
+    """Mounting an unregistered type asks modprobe for it: not here."""
+    with open("/proc/sys/kernel/modprobe") as f:
+        saved = f.read()
+    with open("/proc/sys/kernel/modprobe", "w") as f:
+        f.write("\n")
+    return saved
+
+
 def module_load(name="module_load", dense=None, expect=None):
-    """Sweep init_module(); a failed load returns EXPECT, if given."""
+    """Sweep init_module() while another thread mounts in a loop: a
+    failed load returns EXPECT, if given, and no mount got through
+    before it failed. The racer starts before and stops after each
+    attempt, so that its thread's allocations are not the injected."""
     need(run("umount", MNT).returncode == 0, "umount")
     need(run("rmmod", "kernfs_events").returncode == 0, "rmmod")
+    racer, raced = MountRacer(), [0]
+    modprobe = no_module_autoload()
 
     def check(err):
+        tries, mounts = racer.stop()
         if err:
+            raced[0] += tries
+            need(not mounts, f"{mounts} mounts made during a load that failed")
             need(not loaded(), "insmod failed but the module is loaded")
             need(expect in (None, err),
                  f"insmod failed with {errno.errorcode[err]}, "
@@ -149,10 +194,15 @@ def module_load(name="module_load", dense=None, expect=None):
         if loaded():
             need(run("rmmod", "kernfs_events").returncode == 0, "rmmod")
     try:
-        failures, _ = sweep(name, lambda: None, init_module, check,
+        failures, _ = sweep(name, racer.start, init_module, check,
                             teardown, dense)
         need(failures > 0, "no failure injected")
+        print(f"# {name}: {raced[0]} mounts tried during the {failures} "
+              f"failed loads, none made", file=sys.stderr)
+        need(raced[0] > failures, "the mounts did not race the loads")
     finally:
+        with open("/proc/sys/kernel/modprobe", "w") as f:
+            f.write(modprobe)
         if not loaded():
             init_module()
         mount()
