@@ -57,8 +57,26 @@ def mismatches(top, changing=()):
     return bad
 
 
+def look(top):
+    """stat and read every file under TOP, as ls -l and cat do: a mirror
+    that fixed sizes when it first showed a file fixes them now."""
+    n = 0
+    for p in readable_files(top):
+        os.stat(p)
+        read(p)
+        n += 1
+    return n
+
+
 def changes():
-    """What trace-cmd and scripts change through tracefs."""
+    """What trace-cmd and scripts change through tracefs, after the
+    mirror's files were first looked at."""
+    os.mkdir(os.path.join(TRACEFS, "instances", INSTANCE))
+    inst = os.path.join(MNT, "instances", INSTANCE, "events")
+    if not settle(lambda: os.path.exists(os.path.join(inst, "enable"))):
+        raise AssertionError("the instance was not mirrored")
+    n = look(os.path.join(MNT, SCHED)) + look(inst)
+    print(f"# {n} files looked at before the changes", file=sys.stderr)
     tracefs(os.path.join(SWITCH, "filter"), "common_pid > 0")
     tracefs(os.path.join(SWITCH, "trigger"), "enable_event:sched:sched_wakeup")
     tracefs(os.path.join(SWITCH, "trigger"), "hist:keys=common_pid",
@@ -69,7 +87,6 @@ def changes():
     tracefs(os.path.join(SCHED, "sched_waking", "filter"), "prio > 0")
     tracefs(os.path.join(SCHED, "sched_process_fork", "filter"), "0")
     tracefs(os.path.join("events", "sched", "filter"), "common_pid != 1")
-    os.mkdir(os.path.join(TRACEFS, "instances", INSTANCE))
     # Every event enabled, none recorded: enable reads 1, nothing slows.
     tracefs(os.path.join("instances", INSTANCE, "tracing_on"), "0")
     tracefs(os.path.join("instances", INSTANCE, "events", "enable"), "1")
@@ -100,7 +117,6 @@ def contents_seen():
     assert b"hist:keys=common_pid" in read(os.path.join(ours, "sched_switch", "trigger"))
     assert b"Totals" in read(os.path.join(ours, "sched_process_exec", "hist"))
     inst = os.path.join(MNT, "instances", INSTANCE, "events")
-    assert settle(lambda: os.path.exists(os.path.join(inst, "enable")))
     assert read(os.path.join(inst, "enable")) == b"1\n"
 
 
@@ -180,7 +196,7 @@ def window(rounds=200):
 
 
 try:
-    changes()
+    s.run("tracefs_changes_made_after_a_first_look", changes)
     s.run("tracefs_changes_seen_in_mirror", contents_seen)
     s.run("sizes_exact_after_tracefs_changes", sizes_exact)
     s.run("tar_equals_tracefs", copies_equal_tracefs, tar)
