@@ -48,8 +48,6 @@ struct kfe_fs_context {
 
 /* mount.c */
 extern struct file_system_type kfe_fs_type;
-extern struct super_block *kfe_sb;
-extern struct mutex kfe_sb_lock;
 int kfe_root_init(void);
 void kfe_root_exit(void);
 

@@ -14,10 +14,12 @@
 
 static struct kernfs_root *kfe_root;
 
-/* The one superblock while any mount exists, for updating live inodes. */
-struct super_block *kfe_sb;
-/* Keeps kfe_sb from going away while a live inode's size is updated. */
-DEFINE_MUTEX(kfe_sb_lock);
+/*
+ * The superblock whose mount applied all the options, while it lives: a
+ * mount that gets another one is the first of a new superblock.
+ */
+static struct super_block *kfe_sb;
+static DEFINE_MUTEX(kfe_sb_lock);
 
 /**
  * kfe_root_node - the directory at the top of every kernfs_events mount
@@ -44,29 +46,36 @@ struct file_system_type *kfe_filesystem(void)
 EXPORT_SYMBOL_GPL(kfe_filesystem);
 
 /*
- * The options are applied before kernfs_get_tree(), which cannot be
- * undone once it succeeds; whether the superblock will be new is known
- * from kfe_sb.
+ * The options are applied once kernfs_get_tree() has the superblock,
+ * with its s_umount held as a remount holds it: mounts and remounts of
+ * the one superblock apply their options one at a time. If they cannot
+ * be applied, the mount is dropped, and nothing was changed.
  */
 static int kfe_get_tree(struct fs_context *fc)
 {
-	struct kfe_fs_context *ctx = fc->fs_private;
+	struct super_block *sb;
 	bool new_sb;
 	int ret;
 
-	mutex_lock(&kfe_sb_lock);
-	new_sb = !kfe_sb;
-	mutex_unlock(&kfe_sb_lock);
-
-	ret = kfe_apply_options(ctx, new_sb);
-	if (ret)
-		return ret;
 	ret = kernfs_get_tree(fc);
 	if (ret)
 		return ret;
+	sb = fc->root->d_sb;
 
 	mutex_lock(&kfe_sb_lock);
-	kfe_sb = fc->root->d_sb;
+	new_sb = kfe_sb != sb;
+	mutex_unlock(&kfe_sb_lock);
+
+	ret = kfe_apply_options(fc->fs_private, new_sb);
+	if (ret) {
+		dput(fc->root);
+		fc->root = NULL;
+		deactivate_locked_super(sb);
+		return ret;
+	}
+
+	mutex_lock(&kfe_sb_lock);
+	kfe_sb = sb;
 	mutex_unlock(&kfe_sb_lock);
 	return 0;
 }
@@ -111,7 +120,8 @@ static int kfe_init_fs_context(struct fs_context *fc)
 static void kfe_kill_sb(struct super_block *sb)
 {
 	mutex_lock(&kfe_sb_lock);
-	kfe_sb = NULL;
+	if (kfe_sb == sb)	/* a new superblock may already be mounted */
+		kfe_sb = NULL;
 	mutex_unlock(&kfe_sb_lock);
 	kernfs_kill_sb(sb);
 }

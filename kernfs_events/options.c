@@ -40,8 +40,8 @@ static const struct constant_table kfe_size_names[] = {
 };
 
 const struct fs_parameter_spec kfe_fs_parameters[] = {
-	fsparam_u32("uid",		KFE_PARAM_UID),
-	fsparam_u32("gid",		KFE_PARAM_GID),
+	fsparam_uid("uid",		KFE_PARAM_UID),
+	fsparam_gid("gid",		KFE_PARAM_GID),
 	fsparam_u32oct("mode",		KFE_PARAM_MODE),
 	fsparam_enum("size",		KFE_PARAM_SIZE, kfe_size_names),
 	{}
@@ -72,8 +72,6 @@ int kfe_parse_param(struct fs_context *fc, struct fs_parameter *param)
 {
 	struct kfe_fs_context *ctx = fc->fs_private;
 	struct fs_parse_result result;
-	kuid_t uid;
-	kgid_t gid;
 	int opt;
 
 	opt = fs_parse(fc, kfe_fs_parameters, param, &result);
@@ -82,17 +80,11 @@ int kfe_parse_param(struct fs_context *fc, struct fs_parameter *param)
 
 	switch (opt) {
 	case KFE_PARAM_UID:
-		uid = make_kuid(current_user_ns(), result.uint_32);
-		if (!uid_valid(uid))
-			return invalfc(fc, "Invalid uid '%s'", param->string);
-		ctx->opts.uid = uid;
+		ctx->opts.uid = result.uid;
 		ctx->given |= KFE_OPT_UID;
 		break;
 	case KFE_PARAM_GID:
-		gid = make_kgid(current_user_ns(), result.uint_32);
-		if (!gid_valid(gid))
-			return invalfc(fc, "Invalid gid '%s'", param->string);
-		ctx->opts.gid = gid;
+		ctx->opts.gid = result.gid;
 		ctx->given |= KFE_OPT_GID;
 		break;
 	case KFE_PARAM_MODE:
@@ -110,20 +102,35 @@ int kfe_parse_param(struct fs_context *fc, struct fs_parameter *param)
 }
 
 /*
- * Set the owner in @arg (an iattr with ATTR_UID and/or ATTR_GID) on @kn.
- * A node without iattrs is owned by root: setting root again would only
- * allocate them, so it is skipped.
+ * Whether setting the owner in @ia (an iattr with ATTR_UID and/or
+ * ATTR_GID) on @kn changes anything. A node without iattrs is owned by
+ * root: setting root again would only allocate them.
  */
+static bool kfe_owner_changes(struct kernfs_node *kn, const struct iattr *ia)
+{
+	return READ_ONCE(kn->iattr) ||
+	       ((ia->ia_valid & ATTR_UID) && !uid_eq(ia->ia_uid, GLOBAL_ROOT_UID)) ||
+	       ((ia->ia_valid & ATTR_GID) && !gid_eq(ia->ia_gid, GLOBAL_ROOT_GID));
+}
+
+/* Give @kn its iattrs now, unchanged, so that setting @arg cannot fail. */
+static int kfe_prepare_owner(struct kernfs_node *kn,
+			     const struct kfe_entry *entry, void *arg)
+{
+	static const struct iattr nothing;
+
+	if (!kfe_owner_changes(kn, arg))
+		return 0;
+	return kernfs_setattr(kn, &nothing);
+}
+
+/* Set the owner in @arg on @kn, whose iattrs kfe_prepare_owner() made. */
 static int kfe_apply_owner(struct kernfs_node *kn,
 			   const struct kfe_entry *entry, void *arg)
 {
-	const struct iattr *ia = arg;
-
-	if (!READ_ONCE(kn->iattr) &&
-	    (!(ia->ia_valid & ATTR_UID) || uid_eq(ia->ia_uid, GLOBAL_ROOT_UID)) &&
-	    (!(ia->ia_valid & ATTR_GID) || gid_eq(ia->ia_gid, GLOBAL_ROOT_GID)))
+	if (!kfe_owner_changes(kn, arg))
 		return 0;
-	return kernfs_setattr(kn, ia);
+	return kernfs_setattr(kn, arg);
 }
 
 /**
@@ -137,45 +144,63 @@ static int kfe_apply_owner(struct kernfs_node *kn,
  * next stat of each file. An option not applied leaves users' chmod
  * and chown in place.
  *
- * Return: 0, or -ENOMEM if a node could not take its new owner; the
- * nodes already changed keep theirs.
+ * Applies all or nothing: what setting the owners needs is allocated
+ * first, and only then do the options and the nodes change. Called
+ * with the superblock's s_umount held, which orders it against other
+ * mounts and remounts.
+ *
+ * Return: 0, or -ENOMEM with nothing changed.
  */
 int kfe_apply_options(const struct kfe_fs_context *ctx, bool new_sb)
 {
 	unsigned int apply = new_sb ? ~0U : ctx->given;
 	struct kernfs_node *root = kfe_root_node();
+	struct kfe_options opts;
 	struct iattr ia = {};
-	int ret;
+	int ret = 0;
 
 	down_write(&kfe_options_rwsem);
-	write_seqlock(&kfe_opts_seq);
+	opts = kfe_opts;
 	if (apply & KFE_OPT_UID) {
-		kfe_opts.uid = ctx->opts.uid;
+		opts.uid = ctx->opts.uid;
 		ia.ia_valid |= ATTR_UID;
-		ia.ia_uid = kfe_opts.uid;
+		ia.ia_uid = opts.uid;
 	}
 	if (apply & KFE_OPT_GID) {
-		kfe_opts.gid = ctx->opts.gid;
+		opts.gid = ctx->opts.gid;
 		ia.ia_valid |= ATTR_GID;
-		ia.ia_gid = kfe_opts.gid;
+		ia.ia_gid = opts.gid;
 	}
 	if (apply & KFE_OPT_MODE)
-		kfe_opts.mode = ctx->opts.mode;
+		opts.mode = ctx->opts.mode;
 	if (apply & KFE_OPT_SIZE)
-		WRITE_ONCE(kfe_opts.size, ctx->opts.size);
-	write_sequnlock(&kfe_opts_seq);
+		opts.size = ctx->opts.size;
 
-	ret = 0;
+	if (ia.ia_valid)
+		ret = kfe_prepare_owner(root, NULL, &ia) ?:
+		      kfe_walk_nodes(kfe_prepare_owner, &ia);
+	if (!ret && (apply & KFE_OPT_MODE))
+		ret = kernfs_setattr(root, &(struct iattr){});
+	if (ret)
+		goto out;
+
+	/* Nothing below can fail: every node that changes has its iattrs. */
+	write_seqlock(&kfe_opts_seq);
+	kfe_opts.uid = opts.uid;
+	kfe_opts.gid = opts.gid;
+	kfe_opts.mode = opts.mode;
+	WRITE_ONCE(kfe_opts.size, opts.size);
+	write_sequnlock(&kfe_opts_seq);
 	if (ia.ia_valid) {
-		ret = kfe_apply_owner(root, NULL, &ia);
-		if (!ret)
-			ret = kfe_walk_nodes(kfe_apply_owner, &ia);
+		WARN_ON(kfe_apply_owner(root, NULL, &ia));
+		WARN_ON(kfe_walk_nodes(kfe_apply_owner, &ia));
 	}
-	if (!ret && (apply & KFE_OPT_MODE)) {
+	if (apply & KFE_OPT_MODE) {
 		ia.ia_valid = ATTR_MODE;
-		ia.ia_mode = S_IFDIR | kfe_opts.mode;
-		ret = kernfs_setattr(root, &ia);
+		ia.ia_mode = S_IFDIR | opts.mode;
+		WARN_ON(kernfs_setattr(root, &ia));
 	}
+out:
 	up_write(&kfe_options_rwsem);
 	return ret;
 }

@@ -241,6 +241,55 @@ def mount_sweep():
         mount()
 
 
+def remount(options):
+    if libc.mount(b"none", MNT.encode(), None, 32, options.encode()):
+        raise OSError(ctypes.get_errno(), f"remount {options}")
+
+
+def owners(top):
+    """The set of (uid, gid) of TOP and every node below it."""
+    found = {(os.lstat(top).st_uid, os.lstat(top).st_gid)}
+    for d, dirs, files in os.walk(top):
+        for name in dirs + files:
+            st = os.lstat(os.path.join(d, name))
+            found.add((st.st_uid, st.st_gid))
+    return found
+
+
+def shown_options():
+    with open("/proc/mounts") as f:
+        for line in f:
+            dev, mnt, fstype, opts = line.split()[:4]
+            if mnt == MNT:
+                return opts
+    return None
+
+
+def remount_sweep():
+    """remount uid=5,gid=6 applies whole or not at all: a failed one
+    leaves every node's owner and /proc/mounts as they were."""
+    sched = os.path.join(MNT, "events", "sched")
+    need(len(owners(sched)) == 1, "mixed owners before the sweep")
+    before = shown_options()
+
+    def check(err):
+        if err:
+            need(err == errno.ENOMEM, f"errno {errno.errorcode[err]}")
+            need(shown_options() == before, "/proc/mounts changed")
+            need(owners(MNT) | owners(sched) == {(0, 0)},
+                 "a failed remount changed owners")
+        else:
+            need(owners(MNT) | owners(sched) == {(5, 6)}, "owners not all 5:6")
+
+    try:
+        failures, _ = sweep("remount", lambda: None,
+                            lambda: remount("uid=5,gid=6"), check,
+                            lambda: remount("uid=0,gid=0"))
+        need(failures > 0, "no failure injected")
+    finally:
+        remount("uid=0,gid=0")
+
+
 INST = os.path.join(TRACEFS, "instances", "kfe_faults")
 OURS = os.path.join(MNT, "instances", "kfe_faults")
 
@@ -414,6 +463,7 @@ s.run("fault_module_load", module_load)
 s.run("fault_module_load_kernfs_nodes", module_load_kernfs_nodes)
 s.run("fault_module_load_cache_nodes", module_load_cache_nodes)
 s.run("fault_mount", mount_sweep)
+s.run("fault_remount", remount_sweep)
 s.run("fault_lazy_population", populate_sweep)
 s.run("fault_instance_creation", instance_sweep)
 s.run("fault_event_creation", event_sweep)

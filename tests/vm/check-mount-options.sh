@@ -6,6 +6,7 @@
 # what an unprivileged user may read, and bad options. Leaves the module
 # mounted at $KFE_MNT with default options and kfe_synth unloaded.
 . "$(dirname "$0")/../lib/ktap.sh"
+exec 3>&2	# the cases' counts, beside the document
 synth=$KFE_MNT/synth
 ev=$synth/sys0/event0
 nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
@@ -78,7 +79,7 @@ bad_options_fail_and_change_nothing() {
 	local before bad rc=0
 	before=$(opts; owners)
 	for bad in size=huge uid=-1 uid=4294967295 gid=abc mode=8 mode=17777 \
-		frobnicate=1 noexist; do
+		frobnicate=1 noexist size=zero,nosuch=1 uid=5,gid=x; do
 		dmesg -C
 		if mount -o "remount,uid=0,$bad" "$KFE_MNT" 2>/dev/null; then
 			echo "remount with $bad succeeded"; rc=1
@@ -120,6 +121,30 @@ fresh_mount_resets_defaults() {
 		[ "$(owners)" = "0:0 $(nodes)" ] || { opts; owners; return 1; }
 }
 ktap_case new_superblock_takes_defaults fresh_mount_resets_defaults
+
+# Two first mounts at once: the one whose superblock it is applies
+# every option, the other only those it gives, so neither resets the
+# other's. Counts the rounds in which both mounts were made.
+racing_first_mounts_keep_both_options() {
+	local a=$TMPDIR/kfe_race_a b=$TMPDIR/kfe_race_b i made=0 rc=0
+	mkdir -p "$a" "$b"
+	umount "$KFE_MNT" || return 1
+	for i in $(seq 20); do
+		mount -t kernfs_events -o uid=7 x "$a" & mount -t kernfs_events -o size=zero x "$b" & wait
+		mountpoint -q "$a" && mountpoint -q "$b" && made=$((made + 1))
+		case ",$(findmnt -n -o OPTIONS "$a")," in
+		*,uid=7,*size=zero,*) ;;
+		*) echo "round $i: $(findmnt -n -o OPTIONS "$a")"; rc=1 ;;
+		esac
+		[ "$(find "$a/synth" -printf '%U\n' | sort -u)" = 7 ] || { echo "round $i: owners"; rc=1; }
+		umount "$a"; umount "$b"
+	done
+	echo "# racing first mounts: $made of 20 rounds made both" >&3
+	mount -t kernfs_events kernfs_events "$KFE_MNT"
+	[ "$made" = 20 ] || { echo "$made of 20 rounds made both mounts"; rc=1; }
+	return $rc
+}
+ktap_case racing_first_mounts_keep_both_options racing_first_mounts_keep_both_options
 
 rmmod kfe_synth
 ktap_end
