@@ -17,6 +17,10 @@ owns the lines of its own code (fs/kernfs and kernfs_events, fs/tracefs,
 fs/debugfs and the bench module) and the dentries and inodes (fs/dcache.c,
 fs/inode.c) that appear while it alone is being walked. Designs are
 walked one after the other, with caches dropped in between.
+
+Filter writes are timed last, on kernfs_events and eventfs only, once
+every node of both trees has been walked: a write's cost must not grow
+with the nodes the mirror holds.
 """
 import json
 import os
@@ -38,6 +42,12 @@ SCALES = [50] if SMALL else [1000, 10000]
 # What is walked and timed, relative to each design's events/: two
 # systems for the small run, which checks the code, not the numbers.
 SUBSET = ["sched", "timer"] if SMALL else ["."]
+# Filter writes: pairs (set, then clear) per design, timed after the
+# whole tree has been walked, relative to each design's events/.
+FILTER_PAIRS = 2 if SMALL else 20
+FILTERS = {"event": "sched/sched_switch/filter", "system": "sched/filter"}
+FILTER_SET = b"common_pid != 1"
+FILTER_CLEAR = b"0"
 
 # The call sites of each design's own code. At rest, eventfs is only
 # event_inode.c: the rest of tracefs's allocations at mkdir are the
@@ -192,6 +202,42 @@ def time_ops(top):
     return out
 
 
+def write_filter(path, data):
+    """One write(2) on a fresh fd, as `echo ... > filter` does."""
+    fd = os.open(path, os.O_WRONLY | os.O_TRUNC)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+
+
+def filter_pair(path):
+    """Set a filter, then clear it: open, write and close each time."""
+    t0 = time.perf_counter()
+    write_filter(path, FILTER_SET)
+    write_filter(path, FILTER_CLEAR)
+    return time.perf_counter() - t0
+
+
+def time_filters(trees):
+    """The median of FILTER_PAIRS filter write pairs to one event's and
+    to one system's filter, in each of TREES ({design: events dir}).
+    Every tree is walked first, so that every directory of the mirror
+    is populated; the designs take turns, in alternating order, so that
+    a slower stretch of the host falls on both."""
+    for top in trees.values():
+        walk(top)
+    samples = {name: {k: [] for k in FILTERS} for name in trees}
+    order = list(trees)
+    for i in range(FILTER_PAIRS):
+        for name in order if i % 2 == 0 else order[::-1]:
+            for k, rel in FILTERS.items():
+                path = os.path.join(trees[name], rel)
+                samples[name][k].append(filter_pair(path))
+    return {name: {k: summary(v) for k, v in s.items()}
+            for name, s in samples.items()}
+
+
 def tree_shape(top):
     """The paths of every file under TOP, relative to it."""
     paths = []
@@ -289,6 +335,11 @@ def main():
     for name, d in designs.items():
         log(f"timing {name}")
         d["timings"] = time_ops(d["tree"])
+    log("timing filter writes")
+    writes = time_filters({name: designs[name]["tree"]
+                           for name in ("kernfs_events", "eventfs")})
+    for name, w in writes.items():
+        designs[name]["filter_writes"] = w
     sh("rmmod kfe_dentry_bench")
     os.rmdir(tinst)
 
@@ -299,6 +350,9 @@ def main():
             for kind in ("cold", "warm"):
                 ref = designs["eventfs"]["timings"][op][kind]["median"]
                 t[kind]["ratio_to_eventfs"] = t[kind]["median"] / ref
+        for k, w in d.get("filter_writes", {}).items():
+            ref = designs["eventfs"]["filter_writes"][k]["median"]
+            w["ratio_to_eventfs"] = w["median"] / ref
 
     results["scale"] = [scale(n) for n in SCALES]
     results["module_load"] = module_load()

@@ -16,6 +16,9 @@ import sys
 DESIGNS = ("kernfs_events", "eventfs", "dentry_per_file")
 STATES = ("idle", "walked", "tarred", "dropped")
 OPS = ("find", "ls_lR", "stat_all", "tar")
+# Filter write pairs, timed on the designs that have tracing's files.
+FILTER_DESIGNS = ("kernfs_events", "eventfs")
+FILTERS = ("event", "system")
 
 
 def problems(r):
@@ -45,6 +48,14 @@ def problems(r):
                     num(f"{d}.{op}.{kind}.{k}", t.get(k))
                 if t and not t["min"] <= t["median"] <= t["max"]:
                     bad.append(f"{d}.{op}.{kind}: median outside min..max")
+        if d not in FILTER_DESIGNS:
+            continue
+        for f in FILTERS:
+            w = dr.get("filter_writes", {}).get(f, {})
+            for k in ("median", "min", "max", "ratio_to_eventfs"):
+                num(f"{d}.filter_writes.{f}.{k}", w.get(k))
+            if w and not w["min"] <= w["median"] <= w["max"]:
+                bad.append(f"{d}.filter_writes.{f}: median outside min..max")
     for s in r.get("scale", []) or [None]:
         if not s or not s.get("mirrored"):
             bad.append(f"scale run not mirrored: {s}")
@@ -75,6 +86,13 @@ def table(r):
         print(f"{d:16}" + "".join(
             f"{t[op][k]['median']:10.3f} ({t[op][k]['ratio_to_eventfs']:5.2f})"
             for op in OPS for k in ("cold", "warm")))
+    print()
+    print(f"{'filter write ms':16}" + "".join(f"{f:>19}" for f in FILTERS))
+    for d in FILTER_DESIGNS:
+        w = r["designs"][d]["filter_writes"]
+        print(f"{d:16}" + "".join(
+            f"{w[f]['median'] * 1e3:10.3f} ({w[f]['ratio_to_eventfs']:5.2f})"
+            for f in FILTERS))
     print()
     print(f"{'scale':>8} {'mirror s':>9}" + "".join(
         f"{d[:8] + ' ' + k:>18}" for d in ("kernfs_events", "eventfs")
@@ -172,6 +190,22 @@ def rst(r, path):
                 for op in OPS for k in ("cold", "warm")]
     out += ["", ".. figure:: images/bench-time.svg", "   :width: 100%", "",
             "   Time relative to eventfs (1 = as fast).", "",
+            "Filter writes", "-------------", "",
+            "Median milliseconds of "
+            f"{d['eventfs']['filter_writes']['event']['runs']} pairs of "
+            "writes, ``common_pid != 1`` then ``0``, each opened with "
+            "``O_TRUNC``, written once and closed, after every node had "
+            "been walked; in brackets the ratio to eventfs's median. "
+            "*event* is ``sched/sched_switch/filter``, *system* "
+            "``sched/filter``.", "",
+            ".. list-table::", "   :header-rows: 1", "",
+            "   * - design", *[f"     - {f} filter (ms)" for f in FILTERS]]
+    for name in FILTER_DESIGNS:
+        w = d[name]["filter_writes"]
+        out.append(f"   * - ``{name}``")
+        out += [f"     - {w[f]['median'] * 1e3:.3f} "
+                f"({w[f]['ratio_to_eventfs']:.2f})" for f in FILTERS]
+    out += ["",
             "Scale", "-----", "",
             ".. list-table::", "   :header-rows: 1", "",
             "   * - events", "     - mirrored after (s)",
