@@ -106,5 +106,6 @@ void kfe_remove_dir(struct kfe_dir *dir);
 struct kernfs_node *kfe_dir_node(struct kfe_dir *dir);
 struct kernfs_node *kfe_dir_file(struct kfe_dir *dir, const char *name);
 loff_t kfe_file_size(struct kernfs_node *kn, kfe_show_fn show);
+loff_t kfe_static_file_size(struct kernfs_node *kn, kfe_show_fn render);
 
 #endif /* KERNFS_EVENTS_H */

@@ -9,8 +9,10 @@
  * reports the length: whoever changed the content (a write on this
  * mount, tracefs, tracing itself), stat tells what a read to EOF would
  * return at that moment. Nothing is measured when content changes, and
- * nothing is stored: no walk of the tree, no live inode to update, and
- * no lock of this layer is held while the content is rendered.
+ * nothing is stored but the length of content that never changes
+ * (kfe_static_file_size()): no walk of the tree, no live inode to
+ * update, and no lock of this layer is held while the content is
+ * rendered.
  *
  * The one window left is content that changes between a stat and the
  * read that follows it, a histogram while events arrive: Documentation/
@@ -97,3 +99,32 @@ loff_t kfe_file_size(struct kernfs_node *kn, kfe_show_fn show)
 	return show ? kfe_content_len(kn, show) : PAGE_SIZE;
 }
 EXPORT_SYMBOL_GPL(kfe_file_size);
+
+/**
+ * kfe_static_file_size - kfe_file_size() for content that never changes
+ * @kn: the file
+ * @render: renders the file's whole content, as for kfe_file_size()
+ *
+ * For a file whose content is fixed while the file exists (an event's
+ * format or id): under size=exact the content is rendered at the first
+ * stat only, and its length is kept in @kn->attr.size, which kernfs also
+ * gives the inodes it makes later. Content of length 0 is rendered again
+ * at each stat.
+ *
+ * Return: the size, or @render's negative errno.
+ */
+loff_t kfe_static_file_size(struct kernfs_node *kn, kfe_show_fn render)
+{
+	loff_t len;
+
+	if (READ_ONCE(kfe_opts.size) != KFE_SIZE_EXACT)
+		return kfe_file_size(kn, render);
+	len = READ_ONCE(kn->attr.size);
+	if (len)
+		return len;
+	len = kfe_content_len(kn, render);
+	if (len > 0)
+		WRITE_ONCE(kn->attr.size, len);
+	return len;
+}
+EXPORT_SYMBOL_GPL(kfe_static_file_size);

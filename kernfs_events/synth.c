@@ -182,9 +182,10 @@ static ssize_t synth_inject_write(struct kernfs_open_file *of, char *buf,
 
 /*
  * Each readable file's read and size come from one show function: the
- * read through seq_show(), the size through kfe_file_size().
+ * read through seq_show(), the size through @size_fn, kfe_file_size()
+ * or, for content fixed for the event's life, kfe_static_file_size().
  */
-#define SYNTH_DEFINE_SHOW(name)						\
+#define SYNTH_DEFINE_SHOW(name, size_fn)				\
 static int synth_##name##_seq_show(struct seq_file *sf, void *v)	\
 {									\
 	struct kernfs_open_file *of = sf->private;			\
@@ -194,14 +195,14 @@ static int synth_##name##_seq_show(struct seq_file *sf, void *v)	\
 									\
 static loff_t synth_##name##_size(struct kernfs_node *kn)		\
 {									\
-	return kfe_file_size(kn, synth_##name##_show);			\
+	return size_fn(kn, synth_##name##_show);			\
 }
 
-SYNTH_DEFINE_SHOW(enable)
-SYNTH_DEFINE_SHOW(filter)
-SYNTH_DEFINE_SHOW(format)
-SYNTH_DEFINE_SHOW(id)
-SYNTH_DEFINE_SHOW(hist)
+SYNTH_DEFINE_SHOW(enable, kfe_file_size)
+SYNTH_DEFINE_SHOW(filter, kfe_file_size)
+SYNTH_DEFINE_SHOW(format, kfe_static_file_size)
+SYNTH_DEFINE_SHOW(id, kfe_static_file_size)
+SYNTH_DEFINE_SHOW(hist, kfe_file_size)
 
 static const struct kernfs_ops synth_enable_ops = {
 	.seq_show	= synth_enable_seq_show,
@@ -440,7 +441,7 @@ static int synth_control_show(struct seq_file *sf, struct kernfs_node *kn)
 	return 0;
 }
 
-SYNTH_DEFINE_SHOW(control)
+SYNTH_DEFINE_SHOW(control, kfe_file_size)
 
 static const struct kernfs_ops synth_control_ops = {
 	.seq_show		= synth_control_seq_show,

@@ -16,6 +16,7 @@
 #include <linux/fs.h>
 #include <linux/kernfs.h>
 #include <linux/seq_file.h>
+#include <linux/string.h>
 #include <linux/tracefs.h>
 
 #include "kernfs_events.h"
@@ -51,6 +52,12 @@ static loff_t kfe_event_size(struct kernfs_node *kn)
 	return kfe_file_size(kn, kfe_event_show);
 }
 
+/* format and id are fixed for the event's life: measured once. */
+static loff_t kfe_event_static_size(struct kernfs_node *kn)
+{
+	return kfe_static_file_size(kn, kfe_event_show);
+}
+
 static ssize_t kfe_event_write(struct kernfs_open_file *of, char *buf,
 			       size_t bytes, loff_t off)
 {
@@ -66,13 +73,29 @@ static const struct kernfs_ops kfe_event_ops = {
 	.size		= kfe_event_size,
 };
 
+static const struct kernfs_ops kfe_event_static_ops = {
+	.open		= kfe_event_open,
+	.seq_show	= kfe_event_seq_show,
+	.size		= kfe_event_static_size,
+};
+
+/*
+ * Whether a file's content is fixed for the life of its directory. Not
+ * header_page: it follows the ring buffer's sub-buffer size.
+ */
+static bool kfe_static_content(const char *name)
+{
+	return !strcmp(name, "format") || !strcmp(name, "id") ||
+	       !strcmp(name, "header_event");
+}
+
 static int kfe_event_entry(const char *name, umode_t *mode, void **data,
 			   const struct kernfs_ops **ops)
 {
 	struct kfe_event *ev = *data;
 
 	*mode = trace_events_fs_event_mode(ev->file, name);
-	*ops = &kfe_event_ops;
+	*ops = kfe_static_content(name) ? &kfe_event_static_ops : &kfe_event_ops;
 	return *mode ? 1 : 0;
 }
 
@@ -112,6 +135,11 @@ static loff_t kfe_trace_dir_size(struct kernfs_node *kn)
 	return kfe_file_size(kn, kfe_trace_dir_show);
 }
 
+static loff_t kfe_trace_dir_static_size(struct kernfs_node *kn)
+{
+	return kfe_static_file_size(kn, kfe_trace_dir_show);
+}
+
 static ssize_t kfe_trace_dir_write(struct kernfs_open_file *of, char *buf,
 				   size_t bytes, loff_t off)
 {
@@ -127,13 +155,20 @@ static const struct kernfs_ops kfe_trace_dir_ops = {
 	.size		= kfe_trace_dir_size,
 };
 
+/* header_event is fixed. */
+static const struct kernfs_ops kfe_trace_dir_static_ops = {
+	.seq_show	= kfe_trace_dir_seq_show,
+	.size		= kfe_trace_dir_static_size,
+};
+
 static int kfe_trace_dir_entry(const char *name, umode_t *mode, void **data,
 			       const struct kernfs_ops **ops)
 {
 	struct kfe_trace_dir *td = *data;
 
 	*mode = trace_events_fs_dir_mode(td->system, name);
-	*ops = &kfe_trace_dir_ops;
+	*ops = kfe_static_content(name) ? &kfe_trace_dir_static_ops :
+					  &kfe_trace_dir_ops;
 	return *mode ? 1 : 0;
 }
 

@@ -68,6 +68,17 @@ KFE_SIZE_TEST_FILE(seq);
 KFE_SIZE_TEST_FILE(long);
 KFE_SIZE_TEST_FILE(error);
 
+/* "static" shows what "seq" shows, but says that it never changes. */
+static loff_t kfe_size_test_static_size(struct kernfs_node *kn)
+{
+	return kfe_static_file_size(kn, kfe_size_test_seq_render);
+}
+
+static const struct kernfs_ops kfe_size_test_static_ops = {
+	.seq_show	= kfe_size_test_seq_show,
+	.size		= kfe_size_test_static_size,
+};
+
 static void *kfe_size_test_iter_start(struct seq_file *sf, loff_t *pos)
 {
 	return *pos < 3 ? pos : NULL;
@@ -127,6 +138,7 @@ static const struct {
 	{ "seq",	&kfe_size_test_seq_ops,		0444 },
 	{ "long",	&kfe_size_test_long_ops,	0444 },
 	{ "error",	&kfe_size_test_error_ops,	0444 },
+	{ "static",	&kfe_size_test_static_ops,	0444 },
 	{ "iter",	&kfe_size_test_iter_ops,	0444 },
 	{ "wronly",	&kfe_size_test_write_ops,	0200 },
 	{ "sizeless",	&kfe_size_test_sizeless_ops,	0444 },
@@ -151,6 +163,7 @@ static const struct kfe_entry kfe_size_test_entries[] = {
 	{ "seq",	kfe_size_test_callback },
 	{ "long",	kfe_size_test_callback },
 	{ "error",	kfe_size_test_callback },
+	{ "static",	kfe_size_test_callback },
 	{ "iter",	kfe_size_test_callback },
 	{ "wronly",	kfe_size_test_callback },
 };
@@ -300,6 +313,30 @@ static void kfe_size_test_follows_unannounced_change(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kfe_size_test_size(test, "seq"), 0);
 }
 
+/* Content that never changes is rendered at the first stat only. */
+static void kfe_size_test_static_rendered_once(struct kunit *test)
+{
+	struct kfe_size_test *t = test->priv;
+	struct vfsmount *mnt;
+
+	kfe_size_test_setup(test, "size=exact");
+	KUNIT_EXPECT_EQ(test, kfe_size_test_size(test, "static"), 12);
+	KUNIT_EXPECT_EQ(test, t->shows, 1);
+	KUNIT_EXPECT_EQ(test, kfe_size_test_size(test, "static"), 12);
+	KUNIT_EXPECT_EQ(test, t->shows, 1);
+
+	/* The policy still decides, and the length is kept across it. */
+	mnt = kfe_test_mount("size=page");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(mnt));
+	KUNIT_EXPECT_EQ(test, kfe_size_test_size(test, "static"), PAGE_SIZE);
+	kern_unmount(mnt);
+	mnt = kfe_test_mount("size=exact");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(mnt));
+	KUNIT_EXPECT_EQ(test, kfe_size_test_size(test, "static"), 12);
+	KUNIT_EXPECT_EQ(test, t->shows, 1);
+	kern_unmount(mnt);
+}
+
 /* A readable file that cannot report its size is refused, whole. */
 static void kfe_size_test_readable_needs_size(struct kunit *test)
 {
@@ -347,6 +384,7 @@ static struct kunit_case kfe_size_test_cases[] = {
 	KUNIT_CASE(kfe_size_test_zero_policy),
 	KUNIT_CASE(kfe_size_test_remount_changes_live_inodes),
 	KUNIT_CASE(kfe_size_test_follows_unannounced_change),
+	KUNIT_CASE(kfe_size_test_static_rendered_once),
 	KUNIT_CASE(kfe_size_test_readable_needs_size),
 	KUNIT_CASE(kfe_size_test_bad_option_changes_nothing),
 	{}
