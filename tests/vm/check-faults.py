@@ -267,24 +267,35 @@ def shown_options():
 
 def remount_sweep():
     """remount uid=5,gid=6 applies whole or not at all: a failed one
-    leaves every node's owner and /proc/mounts as they were."""
-    sched = os.path.join(MNT, "events", "sched")
-    need(len(owners(sched)) == 1, "mixed owners before the sweep")
+    leaves every node's owner and /proc/mounts as they were. kfe_synth
+    is loaded afresh for each attempt, so that its nodes have no iattrs
+    yet and the remount must allocate one for each."""
+    synth = os.path.join(MNT, "synth")
     before = shown_options()
+
+    def setup():
+        need(run("insmod", os.path.join(TOP, "kfe_synth.ko"),
+                 "nr_systems=1", "nr_events=2").returncode == 0, "insmod")
+
+    def owned():
+        st = os.lstat(MNT)
+        return owners(synth) | {(st.st_uid, st.st_gid)}
 
     def check(err):
         if err:
             need(err == errno.ENOMEM, f"errno {errno.errorcode[err]}")
             need(shown_options() == before, "/proc/mounts changed")
-            need(owners(MNT) | owners(sched) == {(0, 0)},
-                 "a failed remount changed owners")
+            need(owned() == {(0, 0)}, "a failed remount changed owners")
         else:
-            need(owners(MNT) | owners(sched) == {(5, 6)}, "owners not all 5:6")
+            need(owned() == {(5, 6)}, "owners not all 5:6")
+
+    def teardown():
+        remount("uid=0,gid=0")
+        need(run("rmmod", "kfe_synth").returncode == 0, "rmmod")
 
     try:
-        failures, _ = sweep("remount", lambda: None,
-                            lambda: remount("uid=5,gid=6"), check,
-                            lambda: remount("uid=0,gid=0"))
+        failures, _ = sweep("remount", setup, lambda: remount("uid=5,gid=6"),
+                            check, teardown)
         need(failures > 0, "no failure injected")
     finally:
         remount("uid=0,gid=0")
