@@ -534,7 +534,7 @@ static struct kfe_dir *kfe_dir_next(struct kfe_dir *pos, struct kfe_dir *top)
 
 /**
  * kfe_walk_nodes - call a function on every node of every event tree
- * @fn: called with each directory (entry NULL) and each file (its entry)
+ * @fn: called with each directory and each file
  * @arg: passed to @fn
  *
  * Called with kfe_options_rwsem held for writing, so no directory is
@@ -551,11 +551,10 @@ int kfe_walk_nodes(kfe_node_fn_t fn, void *arg)
 	mutex_lock(&kfe_tree_lock);
 	list_for_each_entry(root, &kfe_roots, sibling) {
 		for (dir = root; dir; dir = kfe_dir_next(dir, root)) {
-			ret = fn(dir->kn, NULL, arg);
+			ret = fn(dir->kn, arg);
 			for (i = 0; !ret && i < dir->nr_entries; i++)
 				if (dir->files[i])
-					ret = fn(dir->files[i],
-						 &dir->entries[i], arg);
+					ret = fn(dir->files[i], arg);
 			if (ret)
 				goto out;
 		}

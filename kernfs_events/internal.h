@@ -60,12 +60,12 @@ extern struct rw_semaphore kfe_options_rwsem;
 extern const struct fs_parameter_spec kfe_fs_parameters[];
 void kfe_options_init(struct kfe_options *opts);
 int kfe_parse_param(struct fs_context *fc, struct fs_parameter *param);
-int kfe_apply_options(const struct kfe_fs_context *ctx, bool new_sb);
+int kfe_apply_options(const struct kfe_fs_context *ctx,
+		      struct super_block *sb, bool new_sb);
 int kfe_show_options(struct seq_file *sf, struct kernfs_root *root);
 
 /* dir.c */
-typedef int (*kfe_node_fn_t)(struct kernfs_node *kn,
-			   const struct kfe_entry *entry, void *arg);
+typedef int (*kfe_node_fn_t)(struct kernfs_node *kn, void *arg);
 int kfe_walk_nodes(kfe_node_fn_t fn, void *arg);
 int kfe_dir_populate(struct kernfs_node *kn);
 

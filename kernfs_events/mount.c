@@ -66,7 +66,7 @@ static int kfe_get_tree(struct fs_context *fc)
 	new_sb = kfe_sb != sb;
 	mutex_unlock(&kfe_sb_lock);
 
-	ret = kfe_apply_options(fc->fs_private, new_sb);
+	ret = kfe_apply_options(fc->fs_private, sb, new_sb);
 	if (ret) {
 		dput(fc->root);
 		fc->root = NULL;
@@ -82,7 +82,7 @@ static int kfe_get_tree(struct fs_context *fc)
 
 static int kfe_reconfigure(struct fs_context *fc)
 {
-	return kfe_apply_options(fc->fs_private, false);
+	return kfe_apply_options(fc->fs_private, fc->root->d_sb, false);
 }
 
 static void kfe_fs_context_free(struct fs_context *fc)

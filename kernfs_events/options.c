@@ -114,8 +114,7 @@ static bool kfe_owner_changes(struct kernfs_node *kn, const struct iattr *ia)
 }
 
 /* Give @kn its iattrs now, unchanged, so that setting @arg cannot fail. */
-static int kfe_prepare_owner(struct kernfs_node *kn,
-			     const struct kfe_entry *entry, void *arg)
+static int kfe_prepare_owner(struct kernfs_node *kn, void *arg)
 {
 	static const struct iattr nothing;
 
@@ -125,8 +124,7 @@ static int kfe_prepare_owner(struct kernfs_node *kn,
 }
 
 /* Set the owner in @arg on @kn, whose iattrs kfe_prepare_owner() made. */
-static int kfe_apply_owner(struct kernfs_node *kn,
-			   const struct kfe_entry *entry, void *arg)
+static int kfe_apply_owner(struct kernfs_node *kn, void *arg)
 {
 	if (!kfe_owner_changes(kn, arg))
 		return 0;
@@ -136,6 +134,7 @@ static int kfe_apply_owner(struct kernfs_node *kn,
 /**
  * kfe_apply_options - make a mount's options the ones in effect
  * @ctx: the parsed options
+ * @sb: the superblock mounted or remounted, its s_umount held
  * @new_sb: a new superblock: options not given take their defaults
  *
  * uid= and gid= are set on every node of every event tree and on the
@@ -151,7 +150,8 @@ static int kfe_apply_owner(struct kernfs_node *kn,
  *
  * Return: 0, or -ENOMEM with nothing changed.
  */
-int kfe_apply_options(const struct kfe_fs_context *ctx, bool new_sb)
+int kfe_apply_options(const struct kfe_fs_context *ctx,
+		      struct super_block *sb, bool new_sb)
 {
 	unsigned int apply = new_sb ? ~0U : ctx->given;
 	struct kernfs_node *root = kfe_root_node();
@@ -159,6 +159,7 @@ int kfe_apply_options(const struct kfe_fs_context *ctx, bool new_sb)
 	struct iattr ia = {};
 	int ret = 0;
 
+	lockdep_assert_held_write(&sb->s_umount);
 	down_write(&kfe_options_rwsem);
 	opts = kfe_opts;
 	if (apply & KFE_OPT_UID) {
@@ -177,7 +178,7 @@ int kfe_apply_options(const struct kfe_fs_context *ctx, bool new_sb)
 		opts.size = ctx->opts.size;
 
 	if (ia.ia_valid)
-		ret = kfe_prepare_owner(root, NULL, &ia) ?:
+		ret = kfe_prepare_owner(root, &ia) ?:
 		      kfe_walk_nodes(kfe_prepare_owner, &ia);
 	if (!ret && (apply & KFE_OPT_MODE))
 		ret = kernfs_setattr(root, &(struct iattr){});
@@ -192,7 +193,7 @@ int kfe_apply_options(const struct kfe_fs_context *ctx, bool new_sb)
 	WRITE_ONCE(kfe_opts.size, opts.size);
 	write_sequnlock(&kfe_opts_seq);
 	if (ia.ia_valid) {
-		WARN_ON(kfe_apply_owner(root, NULL, &ia));
+		WARN_ON(kfe_apply_owner(root, &ia));
 		WARN_ON(kfe_walk_nodes(kfe_apply_owner, &ia));
 	}
 	if (apply & KFE_OPT_MODE) {

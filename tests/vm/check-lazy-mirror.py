@@ -16,8 +16,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from kprobes import kprobe  # noqa: E402
 from ktap import Suite  # noqa: E402
-
-TRACEFS = "/sys/kernel/tracing"
+from tracefs import TRACEFS, settle  # noqa: E402
 MNT = os.environ["KFE_MNT"]
 PROBE = "kfe_lazy_probe"
 MIRRORED = {"enable", "filter", "trigger", "format", "id", "hist",
@@ -25,15 +24,6 @@ MIRRORED = {"enable", "filter", "trigger", "format", "id", "hist",
 
 s = Suite("kfe_lazy_mirror")
 made = []
-
-
-def settle(cond, timeout=120):
-    end = time.time() + timeout
-    while time.time() < end:
-        if cond():
-            return True
-        time.sleep(0.2)
-    return cond()
 
 
 def new_instance(name):
