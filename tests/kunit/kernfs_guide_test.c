@@ -706,26 +706,61 @@ static void kernfs_guide_test_ids_shared_between_mounts(struct kunit *test)
 }
 
 #define KERNFS_GUIDE_TEST_CHUNK		4096
-#define KERNFS_GUIDE_TEST_TAIL		64
+#define KERNFS_GUIDE_TEST_LINE		256
 
-/*
- * Copy the usage chars of lock class @name from /proc/lockdep into
- * @usage: hardirq write, hardirq read, softirq write, softirq read.
- */
-static int kernfs_guide_test_lockdep_usage(const char *name, char *usage)
+/* What /proc/lockdep says about one lock class. */
+struct kernfs_guide_test_lock_class {
+	const char *name;	/* the class */
+	const char *after;	/* a class to look for among its direct deps */
+	char usage[5];		/* hardirq and softirq usage, write and read */
+	bool found;
+	bool found_after;	/* @after was taken with @name held */
+};
+
+/* One line of /proc/lockdep, without its newline; @in: in @c's entry. */
+static void kernfs_guide_test_lockdep_line(struct kernfs_guide_test_lock_class *c,
+					   const char *line, size_t len,
+					   bool *in)
 {
-	char *buf, *hit, needle[40];
+	size_t n = strlen(c->name), a;
+
+	if (!len) {
+		*in = false;
+		return;
+	}
+	/* "KEY FD: ... BD: ... +.+.: NAME" */
+	if (len > n + 6 && !memcmp(line + len - n - 2, ": ", 2) &&
+	    !memcmp(line + len - n, c->name, n)) {
+		memcpy(c->usage, line + len - n - 6, 4);
+		c->usage[4] = '\0';
+		c->found = true;
+		*in = true;
+		return;
+	}
+	/* " -> [KEY] NAME", a class taken while holding it */
+	if (*in && c->after) {
+		a = strlen(c->after);
+		if (len > a + 5 && !memcmp(line, " -> [", 5) &&
+		    line[len - a - 1] == ' ' &&
+		    !memcmp(line + len - a, c->after, a))
+			c->found_after = true;
+	}
+}
+
+/* Read /proc/lockdep for @c. */
+static int kernfs_guide_test_lockdep(struct kernfs_guide_test_lock_class *c)
+{
+	char *buf, *line, *nl;
 	struct file *file;
 	size_t have = 0;
+	bool in = false;
 	loff_t pos = 0;
 	ssize_t n;
-	int ret = -ENOENT;
 
-	snprintf(needle, sizeof(needle), ": %s\n", name);
 	file = filp_open("/proc/lockdep", O_RDONLY, 0);
 	if (IS_ERR(file))
 		return PTR_ERR(file);
-	buf = kmalloc(KERNFS_GUIDE_TEST_TAIL + KERNFS_GUIDE_TEST_CHUNK + 1,
+	buf = kmalloc(KERNFS_GUIDE_TEST_LINE + KERNFS_GUIDE_TEST_CHUNK,
 		      GFP_KERNEL);
 	if (!buf) {
 		__fput_sync(file);
@@ -734,38 +769,37 @@ static int kernfs_guide_test_lockdep_usage(const char *name, char *usage)
 	while ((n = kernel_read(file, buf + have, KERNFS_GUIDE_TEST_CHUNK,
 				&pos)) > 0) {
 		have += n;
-		buf[have] = '\0';
-		hit = strstr(buf, needle);
-		if (hit && hit >= buf + 4) {
-			memcpy(usage, hit - 4, 4);
-			usage[4] = '\0';
-			ret = 0;
-			break;
+		line = buf;
+		while ((nl = memchr(line, '\n', buf + have - line))) {
+			kernfs_guide_test_lockdep_line(c, line, nl - line, &in);
+			line = nl + 1;
 		}
-		/* Keep enough for a match that straddles two reads. */
-		if (have > KERNFS_GUIDE_TEST_TAIL) {
-			memmove(buf, buf + have - KERNFS_GUIDE_TEST_TAIL,
-				KERNFS_GUIDE_TEST_TAIL);
-			have = KERNFS_GUIDE_TEST_TAIL;
-		}
+		/* Keep the start of a line that the next read completes. */
+		have = buf + have - line;
+		if (have > KERNFS_GUIDE_TEST_LINE)
+			have = 0;
+		memmove(buf, line, have);
 	}
 	kfree(buf);
 	__fput_sync(file);
-	return n < 0 ? n : ret;
+	if (n < 0)
+		return n;
+	return c->found ? 0 : -ENOENT;
 }
 
 /*
  * reference/lookup.rst: the last kernfs_put() takes kernfs_idr_lock
  * with a plain spin_lock(), and so does node creation, with hardirqs
- * enabled. Lockdep shows it: the lock's first usage char is '+' (taken
- * with hardirqs on, never in hardirq context), so a last put from an
- * interrupt would be an inconsistent lock state, a possible deadlock.
+ * enabled. Lockdep shows it: the lock's hardirq and softirq usage chars
+ * are '+' (taken with them enabled, never in their context), so a last
+ * put from an interrupt would be an inconsistent lock state, a possible
+ * deadlock.
  */
 static void kernfs_guide_test_put_takes_idr_lock_irqs_enabled(struct kunit *test)
 {
 	struct kernfs_guide_test *t = test->priv;
 	struct kernfs_node *kn;
-	char usage[5];
+	struct kernfs_guide_test_lock_class c = { .name = "kernfs_idr_lock" };
 	int ret;
 
 	/* Take it both ways: create a node, then put it for the last time. */
@@ -775,12 +809,57 @@ static void kernfs_guide_test_put_takes_idr_lock_irqs_enabled(struct kunit *test
 	kernfs_remove(kn);
 	kernfs_put(kn);
 
-	ret = kernfs_guide_test_lockdep_usage("kernfs_idr_lock", usage);
-	if (ret == -ENOENT && !IS_ENABLED(CONFIG_PROVE_LOCKING))
+	ret = kernfs_guide_test_lockdep(&c);
+	if (!IS_ENABLED(CONFIG_PROVE_LOCKING))
 		kunit_skip(test, "no lockdep in this kernel");
 	KUNIT_ASSERT_EQ(test, ret, 0);
-	kunit_info(test, "kernfs_idr_lock usage %s\n", usage);
-	KUNIT_EXPECT_EQ(test, usage[0], '+');
+	kunit_info(test, "kernfs_idr_lock usage %s\n", c.usage);
+	/* hardirq write, then softirq write: taken with both enabled */
+	KUNIT_EXPECT_EQ(test, c.usage[0], '+');
+	KUNIT_EXPECT_EQ(test, c.usage[2], '+');
+}
+
+/*
+ * eventfs-lessons.rst: kernfs allocates, with GFP_KERNEL, under locks
+ * of its own. Lockdep records an allocation that may enter reclaim as
+ * taking "fs_reclaim": it must appear right after kernfs_rwsem (an
+ * inode made in lookup), iattr_mutex (a node's first iattr) and the
+ * open-file mutex (a file's first open node). Each is triggered here.
+ */
+static void kernfs_guide_test_allocates_under_own_locks(struct kunit *test)
+{
+	struct kernfs_guide_test_lock_class c[] = {
+		{ .name = "&root->kernfs_rwsem", .after = "fs_reclaim" },
+		{ .name = "iattr_mutex", .after = "fs_reclaim" },
+		{ .name = "&kernfs_locks->open_file_mutex[count]",
+		  .after = "fs_reclaim" },
+	};
+	struct kernfs_guide_test *t = test->priv;
+	struct vfsmount *mnt;
+	struct file *file;
+	struct path path;
+	int i;
+
+	if (!IS_ENABLED(CONFIG_PROVE_LOCKING))
+		kunit_skip(test, "no lockdep in this kernel");
+	kernfs_guide_test_file(test, t->top, "plain",
+			       &kernfs_guide_test_show_ops);
+	kernfs_activate(t->top);
+	mnt = kernfs_guide_test_mount(test, NULL);
+	/* lookup: a new inode; open: the open node; listxattr: the iattr */
+	file = kernfs_guide_test_open(test, mnt, "plain", O_RDONLY);
+	__fput_sync(file);
+	KUNIT_ASSERT_EQ(test, vfs_path_lookup(mnt->mnt_root, mnt, "plain", 0,
+					      &path), 0);
+	KUNIT_EXPECT_GE(test, vfs_listxattr(path.dentry, NULL, 0), 0);
+	path_put(&path);
+
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		KUNIT_EXPECT_EQ_MSG(test, kernfs_guide_test_lockdep(&c[i]), 0,
+				    "%s", c[i].name);
+		KUNIT_EXPECT_TRUE_MSG(test, c[i].found_after,
+				      "%s -> fs_reclaim", c[i].name);
+	}
 }
 
 /* Call the vm_ops kernfs installed on @vma, as the mm would. */
@@ -997,6 +1076,7 @@ static struct kunit_case kernfs_guide_test_cases[] = {
 	KUNIT_CASE(kernfs_guide_test_listxattr_allocates_iattr),
 	KUNIT_CASE(kernfs_guide_test_ids_shared_between_mounts),
 	KUNIT_CASE(kernfs_guide_test_put_takes_idr_lock_irqs_enabled),
+	KUNIT_CASE(kernfs_guide_test_allocates_under_own_locks),
 	KUNIT_CASE(kernfs_guide_test_removed_mapping_sigbus_einval_open_skipped),
 	KUNIT_CASE(kernfs_guide_test_prealloc_read_asked_beyond_buffer),
 	KUNIT_CASE(kernfs_guide_test_setgid_parent_group_only_with_iattr),
