@@ -10,6 +10,8 @@
 #include <linux/fs.h>
 #include <linux/fs_context.h>
 #include <linux/kernfs.h>
+#include <linux/mm.h>
+#include <linux/mman.h>
 #include <linux/mount.h>
 #include <linux/namei.h>
 #include <linux/poll.h>
@@ -18,6 +20,7 @@
 #include <linux/slab.h>
 #include <linux/stat.h>
 #include <linux/string.h>
+#include <linux/uaccess.h>
 #include <linux/xattr.h>
 
 #define KERNFS_GUIDE_TEST_MAGIC		0x6b677421
@@ -32,6 +35,12 @@ struct kernfs_guide_test_seen {
 	int show_path_active;
 	int populate_active;		/* kn->active inside populate */
 	int populate_calls;
+	int vma_open;			/* calls of our vm_ops methods */
+	int vma_fault;
+	int vma_page_mkwrite;
+	int vma_access;
+	size_t read_count;		/* what ->read was asked for */
+	bool read_into_prealloc;	/* ... into of->prealloc_buf */
 };
 
 static struct kernfs_guide_test_seen kernfs_guide_test_seen;
@@ -61,6 +70,76 @@ static const struct kernfs_ops kernfs_guide_test_show_ops = {
 static const struct kernfs_ops kernfs_guide_test_release_ops = {
 	.seq_show	= kernfs_guide_test_seq_show,
 	.release	= kernfs_guide_test_release,
+};
+
+/* The page that the mappable file's fault hands out: set by its case. */
+static struct page *kernfs_guide_test_page;
+
+static void kernfs_guide_test_vma_open(struct vm_area_struct *vma)
+{
+	kernfs_guide_test_seen.vma_open++;
+}
+
+static vm_fault_t kernfs_guide_test_vma_fault(struct vm_fault *vmf)
+{
+	kernfs_guide_test_seen.vma_fault++;
+	get_page(kernfs_guide_test_page);
+	vmf->page = kernfs_guide_test_page;
+	return 0;
+}
+
+static vm_fault_t kernfs_guide_test_vma_page_mkwrite(struct vm_fault *vmf)
+{
+	kernfs_guide_test_seen.vma_page_mkwrite++;
+	return 0;
+}
+
+static int kernfs_guide_test_vma_access(struct vm_area_struct *vma,
+					unsigned long addr, void *buf, int len,
+					int write)
+{
+	kernfs_guide_test_seen.vma_access++;
+	return len;
+}
+
+static const struct vm_operations_struct kernfs_guide_test_vm_ops = {
+	.open		= kernfs_guide_test_vma_open,
+	.fault		= kernfs_guide_test_vma_fault,
+	.page_mkwrite	= kernfs_guide_test_vma_page_mkwrite,
+	.access		= kernfs_guide_test_vma_access,
+};
+
+static int kernfs_guide_test_mmap(struct kernfs_open_file *of,
+				  struct vm_area_struct *vma)
+{
+	vma->vm_ops = &kernfs_guide_test_vm_ops;
+	return 0;
+}
+
+static const struct kernfs_ops kernfs_guide_test_mmap_ops = {
+	.mmap		= kernfs_guide_test_mmap,
+};
+
+/* Records what it is asked for; stores nothing. */
+static ssize_t kernfs_guide_test_read_op(struct kernfs_open_file *of,
+					 char *buf, size_t bytes, loff_t off)
+{
+	kernfs_guide_test_seen.read_count = bytes;
+	kernfs_guide_test_seen.read_into_prealloc = buf == of->prealloc_buf;
+	return 0;
+}
+
+static ssize_t kernfs_guide_test_write_op(struct kernfs_open_file *of,
+					  char *buf, size_t bytes, loff_t off)
+{
+	return bytes;
+}
+
+static const struct kernfs_ops kernfs_guide_test_prealloc_ops = {
+	.read			= kernfs_guide_test_read_op,
+	.write			= kernfs_guide_test_write_op,
+	.atomic_write_len	= 16,
+	.prealloc		= true,
 };
 
 static int kernfs_guide_test_show_options(struct seq_file *sf,
@@ -626,6 +705,365 @@ static void kernfs_guide_test_ids_shared_between_mounts(struct kunit *test)
 	}
 }
 
+#define KERNFS_GUIDE_TEST_CHUNK		4096
+#define KERNFS_GUIDE_TEST_LINE		256
+
+/* What /proc/lockdep says about one lock class. */
+struct kernfs_guide_test_lock_class {
+	const char *name;	/* the class */
+	const char *after;	/* a class to look for among its direct deps */
+	char usage[5];		/* hardirq and softirq usage, write and read */
+	bool found;
+	bool found_after;	/* @after was taken with @name held */
+};
+
+/* One line of /proc/lockdep, without its newline; @in: in @c's entry. */
+static void kernfs_guide_test_lockdep_line(struct kernfs_guide_test_lock_class *c,
+					   const char *line, size_t len,
+					   bool *in)
+{
+	size_t n = strlen(c->name), a;
+
+	if (!len) {
+		*in = false;
+		return;
+	}
+	/* "KEY FD: ... BD: ... +.+.: NAME" */
+	if (len > n + 6 && !memcmp(line + len - n - 2, ": ", 2) &&
+	    !memcmp(line + len - n, c->name, n)) {
+		memcpy(c->usage, line + len - n - 6, 4);
+		c->usage[4] = '\0';
+		c->found = true;
+		*in = true;
+		return;
+	}
+	/* " -> [KEY] NAME", a class taken while holding it */
+	if (*in && c->after) {
+		a = strlen(c->after);
+		if (len > a + 5 && !memcmp(line, " -> [", 5) &&
+		    line[len - a - 1] == ' ' &&
+		    !memcmp(line + len - a, c->after, a))
+			c->found_after = true;
+	}
+}
+
+/* Read /proc/lockdep for @c. */
+static int kernfs_guide_test_lockdep(struct kernfs_guide_test_lock_class *c)
+{
+	char *buf, *line, *nl;
+	struct file *file;
+	size_t have = 0;
+	bool in = false;
+	loff_t pos = 0;
+	ssize_t n;
+
+	file = filp_open("/proc/lockdep", O_RDONLY, 0);
+	if (IS_ERR(file))
+		return PTR_ERR(file);
+	buf = kmalloc(KERNFS_GUIDE_TEST_LINE + KERNFS_GUIDE_TEST_CHUNK,
+		      GFP_KERNEL);
+	if (!buf) {
+		__fput_sync(file);
+		return -ENOMEM;
+	}
+	while ((n = kernel_read(file, buf + have, KERNFS_GUIDE_TEST_CHUNK,
+				&pos)) > 0) {
+		have += n;
+		line = buf;
+		while ((nl = memchr(line, '\n', buf + have - line))) {
+			kernfs_guide_test_lockdep_line(c, line, nl - line, &in);
+			line = nl + 1;
+		}
+		/* Keep the start of a line that the next read completes. */
+		have = buf + have - line;
+		if (have > KERNFS_GUIDE_TEST_LINE)
+			have = 0;
+		memmove(buf, line, have);
+	}
+	kfree(buf);
+	__fput_sync(file);
+	if (n < 0)
+		return n;
+	return c->found ? 0 : -ENOENT;
+}
+
+/*
+ * reference/lookup.rst: the last kernfs_put() takes kernfs_idr_lock
+ * with a plain spin_lock(), and so does node creation, with hardirqs
+ * enabled. Lockdep shows it: the lock's hardirq and softirq usage chars
+ * are '+' (taken with them enabled, never in their context), so a last
+ * put from an interrupt would be an inconsistent lock state, a possible
+ * deadlock.
+ */
+static void kernfs_guide_test_put_takes_idr_lock_irqs_enabled(struct kunit *test)
+{
+	struct kernfs_guide_test *t = test->priv;
+	struct kernfs_node *kn;
+	struct kernfs_guide_test_lock_class c = { .name = "kernfs_idr_lock" };
+	int ret;
+
+	/* Take it both ways: create a node, then put it for the last time. */
+	kn = kernfs_guide_test_file(test, t->top, "plain",
+				    &kernfs_guide_test_show_ops);
+	kernfs_get(kn);
+	kernfs_remove(kn);
+	kernfs_put(kn);
+
+	ret = kernfs_guide_test_lockdep(&c);
+	if (!IS_ENABLED(CONFIG_PROVE_LOCKING))
+		kunit_skip(test, "no lockdep in this kernel");
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	kunit_info(test, "kernfs_idr_lock usage %s\n", c.usage);
+	/* hardirq write, then softirq write: taken with both enabled */
+	KUNIT_EXPECT_EQ(test, c.usage[0], '+');
+	KUNIT_EXPECT_EQ(test, c.usage[2], '+');
+}
+
+/*
+ * eventfs-lessons.rst: kernfs allocates, with GFP_KERNEL, under locks
+ * of its own. Lockdep records an allocation that may enter reclaim as
+ * taking "fs_reclaim": it must appear right after kernfs_rwsem (an
+ * inode made in lookup), iattr_mutex (a node's first iattr) and the
+ * open-file mutex (a file's first open node). Each is triggered here.
+ */
+static void kernfs_guide_test_allocates_under_own_locks(struct kunit *test)
+{
+	struct kernfs_guide_test_lock_class c[] = {
+		{ .name = "&root->kernfs_rwsem", .after = "fs_reclaim" },
+		{ .name = "iattr_mutex", .after = "fs_reclaim" },
+		{ .name = "&kernfs_locks->open_file_mutex[count]",
+		  .after = "fs_reclaim" },
+	};
+	struct kernfs_guide_test *t = test->priv;
+	struct vfsmount *mnt;
+	struct file *file;
+	struct path path;
+	int i;
+
+	if (!IS_ENABLED(CONFIG_PROVE_LOCKING))
+		kunit_skip(test, "no lockdep in this kernel");
+	kernfs_guide_test_file(test, t->top, "plain",
+			       &kernfs_guide_test_show_ops);
+	kernfs_activate(t->top);
+	mnt = kernfs_guide_test_mount(test, NULL);
+	/* lookup: a new inode; open: the open node; listxattr: the iattr */
+	file = kernfs_guide_test_open(test, mnt, "plain", O_RDONLY);
+	__fput_sync(file);
+	KUNIT_ASSERT_EQ(test, vfs_path_lookup(mnt->mnt_root, mnt, "plain", 0,
+					      &path), 0);
+	KUNIT_EXPECT_GE(test, vfs_listxattr(path.dentry, NULL, 0), 0);
+	path_put(&path);
+
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		KUNIT_EXPECT_EQ_MSG(test, kernfs_guide_test_lockdep(&c[i]), 0,
+				    "%s", c[i].name);
+		KUNIT_EXPECT_TRUE_MSG(test, c[i].found_after,
+				      "%s -> fs_reclaim", c[i].name);
+	}
+}
+
+/* Call the vm_ops kernfs installed on @vma, as the mm would. */
+static void kernfs_guide_test_call_vm_ops(struct kunit *test,
+					  struct vm_area_struct *vma,
+					  int access, vm_fault_t mkwrite)
+{
+	struct vm_fault vmf = { .vma = vma, .address = vma->vm_start };
+	char buf[4];
+
+	KUNIT_EXPECT_EQ(test, vma->vm_ops->access(vma, vma->vm_start, buf, 1,
+						  0), access);
+	/* vm_fault_t is __bitwise: compare, do not subtract. */
+	KUNIT_EXPECT_TRUE(test, vma->vm_ops->page_mkwrite(&vmf) == mkwrite);
+	vma->vm_ops->open(vma);
+}
+
+/*
+ * files.rst: once a mapped file is removed, kernfs calls none of the
+ * vm_ops it wrapped: a fault gives SIGBUS (here, a failed copy from
+ * the mapping), so does page_mkwrite, access fails with -EINVAL, and
+ * open returns without calling ours.
+ */
+static void kernfs_guide_test_removed_mapping_sigbus_einval_open_skipped(struct kunit *test)
+{
+	struct kernfs_guide_test_seen *seen = &kernfs_guide_test_seen;
+	struct kernfs_guide_test *t = test->priv;
+	struct vm_area_struct *vma;
+	struct kernfs_node *kn;
+	struct vfsmount *mnt;
+	unsigned long addr;
+	struct file *file;
+	char c;
+
+	kn = kernfs_guide_test_file(test, t->top, "map",
+				    &kernfs_guide_test_mmap_ops);
+	kernfs_activate(t->top);
+	mnt = kernfs_guide_test_mount(test, NULL);
+	kernfs_guide_test_page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	KUNIT_ASSERT_NOT_NULL(test, kernfs_guide_test_page);
+	file = kernfs_guide_test_open(test, mnt, "map", O_RDONLY);
+	addr = kunit_vm_mmap(test, file, 0, PAGE_SIZE, PROT_READ, MAP_SHARED,
+			     0);
+	KUNIT_EXPECT_TRUE(test, addr && !IS_ERR_VALUE(addr));
+	if (!addr || IS_ERR_VALUE(addr))
+		goto out;
+
+	/* Before removal: ours run. */
+	KUNIT_EXPECT_EQ(test, copy_from_user(&c, (void __user *)addr, 1), 0);
+	KUNIT_EXPECT_EQ(test, seen->vma_fault, 1);
+	mmap_read_lock(current->mm);
+	vma = find_vma(current->mm, addr);
+	kernfs_guide_test_call_vm_ops(test, vma, 1, 0);
+	mmap_read_unlock(current->mm);
+	KUNIT_EXPECT_EQ(test, seen->vma_access, 1);
+	KUNIT_EXPECT_EQ(test, seen->vma_page_mkwrite, 1);
+	KUNIT_EXPECT_EQ(test, seen->vma_open, 1);
+
+	/* Removal unmaps the page; the next fault cannot map it again. */
+	kernfs_remove(kn);
+	KUNIT_EXPECT_NE(test, copy_from_user(&c, (void __user *)addr, 1), 0);
+	mmap_read_lock(current->mm);
+	vma = find_vma(current->mm, addr);
+	kernfs_guide_test_call_vm_ops(test, vma, -EINVAL, VM_FAULT_SIGBUS);
+	mmap_read_unlock(current->mm);
+	KUNIT_EXPECT_EQ(test, seen->vma_fault, 1);
+	KUNIT_EXPECT_EQ(test, seen->vma_access, 1);
+	KUNIT_EXPECT_EQ(test, seen->vma_page_mkwrite, 1);
+	KUNIT_EXPECT_EQ(test, seen->vma_open, 1);
+
+	vm_munmap(addr, PAGE_SIZE);
+out:
+	__fput_sync(file);
+	/* The mapping's reference went to the delayed fput: finish it. */
+	flush_delayed_fput();
+	__free_page(kernfs_guide_test_page);
+}
+
+/*
+ * files.rst: with prealloc and atomic_write_len, ->read is still asked
+ * for up to PAGE_SIZE bytes, into the preallocated buffer, which has
+ * atomic_write_len + 1.
+ */
+static void kernfs_guide_test_prealloc_read_asked_beyond_buffer(struct kunit *test)
+{
+	struct kernfs_guide_test *t = test->priv;
+	struct vfsmount *mnt;
+	struct file *file;
+	loff_t pos = 0;
+	char *buf;
+
+	buf = kunit_kmalloc(test, PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	kernfs_guide_test_file(test, t->top, "pre",
+			       &kernfs_guide_test_prealloc_ops);
+	kernfs_activate(t->top);
+	mnt = kernfs_guide_test_mount(test, NULL);
+	file = kernfs_guide_test_open(test, mnt, "pre", O_RDONLY);
+	KUNIT_EXPECT_EQ(test, kernel_read(file, buf, PAGE_SIZE, &pos), 0);
+	__fput_sync(file);
+
+	KUNIT_EXPECT_TRUE(test, kernfs_guide_test_seen.read_into_prealloc);
+	KUNIT_EXPECT_EQ(test, kernfs_guide_test_seen.read_count, PAGE_SIZE);
+	KUNIT_EXPECT_GT(test, kernfs_guide_test_seen.read_count,
+			kernfs_guide_test_prealloc_ops.atomic_write_len + 1);
+}
+
+/*
+ * permissions.rst: under an S_ISGID parent, a new node takes the
+ * parent's group only if the parent has an iattr (here, because it was
+ * created with a non-root group); a new directory gets S_ISGID always.
+ */
+static void kernfs_guide_test_setgid_parent_group_only_with_iattr(struct kunit *test)
+{
+	static const char * const dirs[] = { "sg0/c", "sg1/c" };
+	struct kernfs_guide_test *t = test->priv;
+	struct kernfs_node *sg0, *sg1, *kn;
+	kgid_t gid = KGIDT_INIT(1000);
+	struct vfsmount *mnt;
+	struct kstat st[2];
+	struct path path;
+	int i;
+
+	sg0 = kernfs_create_dir_ns(t->top, "sg0", 02755, GLOBAL_ROOT_UID,
+				   GLOBAL_ROOT_GID, NULL, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(sg0));
+	sg1 = kernfs_create_dir_ns(t->top, "sg1", 02755, GLOBAL_ROOT_UID, gid,
+				   NULL, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(sg1));
+	kn = kernfs_create_dir_ns(sg0, "c", 0755, GLOBAL_ROOT_UID, gid, NULL,
+				  NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(kn));
+	kn = kernfs_create_dir_ns(sg1, "c", 0755, GLOBAL_ROOT_UID,
+				  GLOBAL_ROOT_GID, NULL, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(kn));
+	kernfs_activate(t->top);
+	mnt = kernfs_guide_test_mount(test, NULL);
+
+	for (i = 0; i < ARRAY_SIZE(dirs); i++) {
+		KUNIT_ASSERT_EQ(test, vfs_path_lookup(mnt->mnt_root, mnt,
+						      dirs[i], 0, &path), 0);
+		KUNIT_EXPECT_EQ(test, vfs_getattr(&path, &st[i],
+						  STATX_BASIC_STATS,
+						  AT_STATX_SYNC_AS_STAT), 0);
+		path_put(&path);
+		KUNIT_EXPECT_TRUE(test, st[i].mode & S_ISGID);
+	}
+	/* Parent in group root without an iattr: the group passed stays. */
+	KUNIT_EXPECT_TRUE(test, gid_eq(st[0].gid, gid));
+	/* Parent with an iattr: its group wins over the one passed. */
+	KUNIT_EXPECT_TRUE(test, gid_eq(st[1].gid, gid));
+}
+
+/*
+ * notify.rst: on a root without KERNFS_ROOT_SUPPORT_USER_XATTR, getting
+ * a user.* xattr fails with -ENODATA; only setting one is -EOPNOTSUPP.
+ */
+static void kernfs_guide_test_user_xattr_get_enodata_set_eopnotsupp(struct kunit *test)
+{
+	struct kernfs_guide_test *t = test->priv;
+	struct vfsmount *mnt;
+	struct path path;
+
+	kernfs_guide_test_file(test, t->top, "plain",
+			       &kernfs_guide_test_show_ops);
+	kernfs_activate(t->top);
+	mnt = kernfs_guide_test_mount(test, NULL);
+	KUNIT_ASSERT_EQ(test, vfs_path_lookup(mnt->mnt_root, mnt, "plain", 0,
+					      &path), 0);
+	KUNIT_EXPECT_EQ(test, vfs_getxattr(&nop_mnt_idmap, path.dentry,
+					   "user.x", NULL, 0), -ENODATA);
+	KUNIT_EXPECT_EQ(test, vfs_setxattr(&nop_mnt_idmap, path.dentry,
+					   "user.x", "1", 1, 0), -EOPNOTSUPP);
+	path_put(&path);
+}
+
+/*
+ * directories.rst: kernfs's own ->rename refuses any flags with -EINVAL
+ * before it looks for a rename method (without one: -EPERM).
+ */
+static void kernfs_guide_test_rename_flags_refused_by_kernfs(struct kunit *test)
+{
+	struct kernfs_guide_test *t = test->priv;
+	struct vfsmount *mnt;
+	struct inode *dir;
+	struct path path;
+
+	kernfs_guide_test_file(test, t->top, "plain",
+			       &kernfs_guide_test_show_ops);
+	kernfs_activate(t->top);
+	mnt = kernfs_guide_test_mount(test, NULL);
+	KUNIT_ASSERT_EQ(test, vfs_path_lookup(mnt->mnt_root, mnt, "plain", 0,
+					      &path), 0);
+	dir = d_inode(mnt->mnt_root);
+	/* Straight to kernfs_iop_rename(): no VFS check on the way. */
+	KUNIT_EXPECT_EQ(test, dir->i_op->rename(&nop_mnt_idmap, dir,
+						path.dentry, dir, path.dentry,
+						RENAME_NOREPLACE), -EINVAL);
+	KUNIT_EXPECT_EQ(test, dir->i_op->rename(&nop_mnt_idmap, dir,
+						path.dentry, dir, path.dentry,
+						0), -EPERM);
+	path_put(&path);
+}
+
 static struct kunit_case kernfs_guide_test_cases[] = {
 	KUNIT_CASE(kernfs_guide_test_open_file_works_again_after_show),
 	KUNIT_CASE(kernfs_guide_test_released_file_stays_dead_after_show),
@@ -637,6 +1075,13 @@ static struct kunit_case kernfs_guide_test_cases[] = {
 	KUNIT_CASE(kernfs_guide_test_generic_poll_reports_event_before_first_read),
 	KUNIT_CASE(kernfs_guide_test_listxattr_allocates_iattr),
 	KUNIT_CASE(kernfs_guide_test_ids_shared_between_mounts),
+	KUNIT_CASE(kernfs_guide_test_put_takes_idr_lock_irqs_enabled),
+	KUNIT_CASE(kernfs_guide_test_allocates_under_own_locks),
+	KUNIT_CASE(kernfs_guide_test_removed_mapping_sigbus_einval_open_skipped),
+	KUNIT_CASE(kernfs_guide_test_prealloc_read_asked_beyond_buffer),
+	KUNIT_CASE(kernfs_guide_test_setgid_parent_group_only_with_iattr),
+	KUNIT_CASE(kernfs_guide_test_user_xattr_get_enodata_set_eopnotsupp),
+	KUNIT_CASE(kernfs_guide_test_rename_flags_refused_by_kernfs),
 	{}
 };
 

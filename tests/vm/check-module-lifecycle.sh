@@ -25,6 +25,15 @@ rmmod_refused_while_mounted() {
 }
 ktap_case unload_refused_while_mounted rmmod_refused_while_mounted
 
+delete_module_ewouldblock() { # the system call itself, as kmod's rmmod checks first
+	python3 -c '
+import ctypes, errno, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+rc = libc.syscall(176, b"kernfs_events", os.O_NONBLOCK)  # __NR_delete_module
+sys.exit(0 if rc == -1 and ctypes.get_errno() == errno.EWOULDBLOCK else 1)'
+}
+ktap_case delete_module_ewouldblock_while_mounted delete_module_ewouldblock
+
 mounts_share_superblock() {
 	mkdir -p "$second" && mount -t kernfs_events kernfs_events "$second" &&
 		[ "$(stat -c %d "$second")" = "$(stat -c %d "$KFE_MNT")" ] &&
