@@ -41,6 +41,29 @@ checkpatch_patches() {
 }
 ktap_case checkpatch_strict_patches checkpatch_patches
 
+# patches/series lists every patch in patches/ and nothing else; the
+# cover letter, 0000-cover-letter.patch, is the one file it must not
+# list: tools/kernel-build applies what it lists, and checkpatch reads
+# it.
+series_lists_every_patch() {
+	local f rc=0
+	for f in patches/*.patch; do
+		f=${f#patches/}
+		if [ "$f" = 0000-cover-letter.patch ]; then
+			! grep -qxF "$f" patches/series ||
+				{ echo "patches/series lists the cover letter"; rc=1; }
+		elif ! grep -qxF "$f" patches/series; then
+			echo "patches/series does not list $f"
+			rc=1
+		fi
+	done
+	for f in $(cat patches/series); do
+		[ -f "patches/$f" ] || { echo "patches/series lists a missing $f"; rc=1; }
+	done
+	return $rc
+}
+ktap_case series_lists_every_patch series_lists_every_patch
+
 sparse_clean() {
 	local out
 	out=$(make -s sparse 2>&1) || { echo "$out"; return 1; }
