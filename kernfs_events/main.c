@@ -48,3 +48,4 @@ module_exit(kfe_exit);
 
 MODULE_DESCRIPTION("Trace events served from kernfs");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(KERNFS);

@@ -132,3 +132,4 @@ module_exit(kfe_tut_activate_exit);
 
 MODULE_DESCRIPTION("kernfs tutorial, step 7: activation");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(KERNFS);

@@ -74,3 +74,4 @@ module_exit(kfe_tut_counter_exit);
 
 MODULE_DESCRIPTION("kernfs tutorial, step 3: a writable file");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(KERNFS);

@@ -111,3 +111,4 @@ EXPORT_SYMBOL_GPL(kfe_tut_fs_unregister);
 
 MODULE_DESCRIPTION("kernfs tutorial, step 1: a kernfs root as a filesystem");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(KERNFS);

@@ -56,3 +56,4 @@ module_exit(kfe_tut_hello_exit);
 
 MODULE_DESCRIPTION("kernfs tutorial, step 2: a read-only file");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(KERNFS);

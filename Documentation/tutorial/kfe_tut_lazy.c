@@ -130,3 +130,4 @@ module_exit(kfe_tut_lazy_exit);
 
 MODULE_DESCRIPTION("kernfs tutorial, step 9: lazily populated directories");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(KERNFS);

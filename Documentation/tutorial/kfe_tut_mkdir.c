@@ -84,3 +84,4 @@ module_exit(kfe_tut_mkdir_exit);
 
 MODULE_DESCRIPTION("kernfs tutorial, step 6: mkdir and rmdir");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(KERNFS);

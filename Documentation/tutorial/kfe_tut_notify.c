@@ -77,3 +77,4 @@ module_exit(kfe_tut_notify_exit);
 
 MODULE_DESCRIPTION("kernfs tutorial, step 8: notify and poll");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(KERNFS);

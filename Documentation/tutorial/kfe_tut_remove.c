@@ -108,3 +108,4 @@ module_exit(kfe_tut_remove_exit);
 
 MODULE_DESCRIPTION("kernfs tutorial, step 5: removal while in use");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(KERNFS);

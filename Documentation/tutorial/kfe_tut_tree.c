@@ -82,3 +82,4 @@ module_exit(kfe_tut_tree_exit);
 
 MODULE_DESCRIPTION("kernfs tutorial, step 4: directories and links");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(KERNFS);

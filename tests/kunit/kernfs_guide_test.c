@@ -1108,3 +1108,4 @@ kunit_test_suite(kernfs_guide_test_suite);
 
 MODULE_DESCRIPTION("KUnit tests behind the claims of the kernfs guide");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(KERNFS);

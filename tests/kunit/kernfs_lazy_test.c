@@ -446,29 +446,37 @@ static void kernfs_lazy_test_children_activated_with_directory(struct kunit *tes
 	kernfs_put(a);
 }
 
-static void kernfs_lazy_test_walk_populates_each_level(struct kunit *test)
+/*
+ * A path through two lazy levels, looked up as user space does. The
+ * suite is a module and kernfs_walk_and_get_ns() is not exported, so
+ * the same path is taken through the VFS, whose lookup populates each
+ * directory on its way.
+ */
+static void kernfs_lazy_test_lookup_populates_each_level(struct kunit *test)
 {
 	struct kernfs_lazy_test *t = test->priv;
-	struct kernfs_node *kn;
+	struct path b;
+	int ret;
 
 	t->d[0].lazy_child = true;
 	kernfs_lazy_test_mkdir(test, true);
-	kn = kernfs_walk_and_get(kernfs_root_to_node(t->root), "dir/sub/b");
-	KUNIT_EXPECT_NOT_NULL(test, kn);
+	kernfs_lazy_test_mount(test);
+	ret = vfs_path_lookup(t->mnt->mnt_root, t->mnt, "dir/sub/b", 0, &b);
+	KUNIT_ASSERT_EQ(test, ret, 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&t->d[0].calls), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&t->d[1].calls), 1);
-	if (kn)
-		KUNIT_EXPECT_STREQ(test, kn->parent->name, "sub");
-	kernfs_put(kn);
+	KUNIT_EXPECT_STREQ(test, b.dentry->d_parent->d_name.name, "sub");
+	path_put(&b);
 
-	/* A walk that fails in a populate() finds nothing. */
+	/* A lookup that fails in a populate() gets its error. */
 	kernfs_remove(t->dir);
 	t->d[1].fail_with = -ENOMEM;
 	kernfs_lazy_test_mkdir(test, true);
-	kn = kernfs_walk_and_get(kernfs_root_to_node(t->root), "dir/sub/b");
-	KUNIT_EXPECT_NULL(test, kn);
+	ret = vfs_path_lookup(t->mnt->mnt_root, t->mnt, "dir/sub/b", 0, &b);
+	KUNIT_EXPECT_EQ(test, ret, -ENOMEM);
 	KUNIT_EXPECT_EQ(test, atomic_read(&t->d[1].calls), 2);
-	kernfs_put(kn);
+	if (!ret)
+		path_put(&b);
 }
 
 static void kernfs_lazy_test_namespaced_children(struct kunit *test)
@@ -517,7 +525,7 @@ static struct kunit_case kernfs_lazy_test_cases[] = {
 	KUNIT_CASE(kernfs_lazy_test_removed_before_populate_is_enoent),
 	KUNIT_CASE(kernfs_lazy_test_removal_waits_for_populate),
 	KUNIT_CASE(kernfs_lazy_test_children_activated_with_directory),
-	KUNIT_CASE(kernfs_lazy_test_walk_populates_each_level),
+	KUNIT_CASE(kernfs_lazy_test_lookup_populates_each_level),
 	KUNIT_CASE(kernfs_lazy_test_namespaced_children),
 	KUNIT_CASE(kernfs_lazy_test_children_get_unique_ids),
 	{}
@@ -534,3 +542,4 @@ kunit_test_suite(kernfs_lazy_test_suite);
 
 MODULE_DESCRIPTION("KUnit tests for lazily populated kernfs directories");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(KERNFS);

@@ -91,3 +91,4 @@ kunit_test_suite(kfe_mount_test_suite);
 
 MODULE_DESCRIPTION("KUnit tests for the kernfs_events filesystem type");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(KERNFS);
