@@ -62,6 +62,7 @@ htmldocs: kernel
 		Documentation Documentation/output/html
 
 vm-shell: modules
-	tools/vm-run --kernel $(FLAVOUR) --interactive -- /bin/bash -l
+	tools/vm-run --kernel $(FLAVOUR) --interactive -- \
+		/bin/bash --rcfile $(PWD)/tools/vm-shell.bashrc -i
 
 .PHONY: all kernel modules sparse clean check bench stress demo vm-shell htmldocs
