@@ -123,14 +123,14 @@ static int kfe_trace_dir_open(struct kernfs_open_file *of)
 {
 	struct kfe_trace_dir *td = of->kn->priv;
 
-	return trace_events_fs_dir_open(td->tr, td->system);
+	return trace_events_fs_dir_open(td->instance, td->system);
 }
 
 static int kfe_trace_dir_show(struct seq_file *sf, struct kernfs_node *kn)
 {
 	struct kfe_trace_dir *td = kn->priv;
 
-	return trace_events_fs_dir_show(td->tr, td->system, kn->name, sf);
+	return trace_events_fs_dir_show(td->instance, td->system, kn->name, sf);
 }
 
 static int kfe_trace_dir_seq_show(struct seq_file *sf, void *v)
@@ -155,7 +155,7 @@ static ssize_t kfe_trace_dir_write(struct kernfs_open_file *of, char *buf,
 {
 	struct kfe_trace_dir *td = of->kn->priv;
 
-	return trace_events_fs_dir_write(td->tr, td->system, of->kn->name,
+	return trace_events_fs_dir_write(td->instance, td->system, of->kn->name,
 					 buf, bytes);
 }
 
