@@ -15,12 +15,13 @@ struct trace_array;
 struct trace_event_file;
 
 /*
- * What the files of an events or a system directory act on: a trace
- * array, compared by tracing before use, and a system name, NULL for
- * the events directory.
+ * What the files of an events or a system directory act on, by name as
+ * a path names it: tracing finds the trace array and the system at each
+ * call, and holds neither between calls. @instance is NULL for the top
+ * level trace array, @system for the events directory.
  */
 struct kfe_trace_dir {
-	struct trace_array	*tr;
+	const char		*instance;
 	const char		*system;
 };
 
@@ -32,6 +33,7 @@ struct kfe_instance {
 	struct list_head	change;		/* on kfe_instance_changes */
 	bool			removed;	/* the change is a removal */
 	struct list_head	list;		/* on kfe_instance_list */
+	struct trace_array	*tr;		/* only compared, by callbacks */
 	struct kfe_trace_dir	td;		/* priv of the events files */
 	char			*name;		/* NULL for the top level */
 	struct kfe_dir		*top;		/* instances/NAME */

@@ -7,7 +7,10 @@
  * has and their modes, renders what a read returns and parses what a
  * write applies, so the bytes and the errors are those of tracefs. This
  * file only connects kernfs operations to those calls. A file's size at
- * stat is the length of what the same call renders (size.c).
+ * stat is the length of what the same call renders (size.c). Tracing
+ * checks lockdown and tracing_is_disabled() inside every call, at open
+ * as at each read, write and measurement, as tracefs checks them at
+ * open.
  *
  * The operations, ->size() too, run with a kernfs active reference and take
  * event_mutex inside tracing. That is safe because nodes are never
@@ -116,11 +119,18 @@ const int kfe_nr_event_entries = ARRAY_SIZE(kfe_event_entries);
  * struct kfe_trace_dir of the system or of the instance.
  */
 
+static int kfe_trace_dir_open(struct kernfs_open_file *of)
+{
+	struct kfe_trace_dir *td = of->kn->priv;
+
+	return trace_events_fs_dir_open(td->instance, td->system);
+}
+
 static int kfe_trace_dir_show(struct seq_file *sf, struct kernfs_node *kn)
 {
 	struct kfe_trace_dir *td = kn->priv;
 
-	return trace_events_fs_dir_show(td->tr, td->system, kn->name, sf);
+	return trace_events_fs_dir_show(td->instance, td->system, kn->name, sf);
 }
 
 static int kfe_trace_dir_seq_show(struct seq_file *sf, void *v)
@@ -145,11 +155,12 @@ static ssize_t kfe_trace_dir_write(struct kernfs_open_file *of, char *buf,
 {
 	struct kfe_trace_dir *td = of->kn->priv;
 
-	return trace_events_fs_dir_write(td->tr, td->system, of->kn->name,
+	return trace_events_fs_dir_write(td->instance, td->system, of->kn->name,
 					 buf, bytes);
 }
 
 static const struct kernfs_ops kfe_trace_dir_ops = {
+	.open		= kfe_trace_dir_open,
 	.seq_show	= kfe_trace_dir_seq_show,
 	.write		= kfe_trace_dir_write,
 	.size		= kfe_trace_dir_size,
@@ -157,6 +168,7 @@ static const struct kernfs_ops kfe_trace_dir_ops = {
 
 /* header_event is fixed. */
 static const struct kernfs_ops kfe_trace_dir_static_ops = {
+	.open		= kfe_trace_dir_open,
 	.seq_show	= kfe_trace_dir_seq_show,
 	.size		= kfe_trace_dir_static_size,
 };

@@ -102,7 +102,8 @@ static void kfe_add_instance(struct trace_array *tr, const char *name)
 		return;
 	}
 	INIT_LIST_HEAD(&inst->systems);
-	inst->td.tr = tr;
+	inst->tr = tr;
+	inst->td.instance = inst->name;
 
 	spin_lock(&kfe_change_lock);
 	list_add_tail(&inst->list, &kfe_instance_list);
@@ -118,7 +119,7 @@ static struct kfe_instance *kfe_find_instance(struct trace_array *tr)
 
 	lockdep_assert_held(&kfe_change_lock);
 	list_for_each_entry(inst, &kfe_instance_list, list)
-		if (inst->td.tr == tr)
+		if (inst->tr == tr)
 			return inst;
 	return NULL;
 }
@@ -166,7 +167,7 @@ static void kfe_system_free(struct kfe_system *sys)
 	kfree(sys);
 }
 
-static struct kfe_system *kfe_system_alloc(struct trace_array *tr,
+static struct kfe_system *kfe_system_alloc(struct kfe_instance *inst,
 					   const char *name)
 {
 	struct kfe_system *sys;
@@ -174,7 +175,7 @@ static struct kfe_system *kfe_system_alloc(struct trace_array *tr,
 	sys = kzalloc(sizeof(*sys), GFP_KERNEL);
 	if (!sys)
 		return NULL;
-	sys->td.tr = tr;
+	sys->td.instance = inst->name;
 	sys->td.system = kstrdup(name, GFP_KERNEL);
 	if (!sys->td.system) {
 		kfree(sys);
@@ -210,7 +211,7 @@ static void kfe_add_event(struct trace_array *tr, struct trace_event_file *file,
 	sys = kfe_find_system(inst, system);
 	if (!sys) {
 		spin_unlock(&kfe_change_lock);
-		sys = kfe_system_alloc(tr, system);
+		sys = kfe_system_alloc(inst, system);
 		if (!sys)
 			goto nomem;
 		/* Only callbacks add systems: there is still none. */
