@@ -179,6 +179,8 @@ def main():
                 want = expected(op, rel, top, theirs, changed)
                 shutil.rmtree(top)
                 ours = call(op, MNT, rel)
+                print(f"{shape:28} {op:12} tmpfs {name(theirs):13} "
+                      f"ours {name(ours)}", file=sys.stderr)
                 s.check(f"{op}_{shape}", ours == want,
                         f"ours {name(ours)}, tmpfs {name(theirs)}, "
                         f"want {name(want)}")
