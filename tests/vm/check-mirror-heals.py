@@ -8,13 +8,16 @@ that check-faults.py uses, so each case fails the next allocation of a
 kernfs node anywhere (failslab's cache-filter on kernfs_node_cache,
 times=1) and then makes tracing add something whose directory the
 worker must build: an event directory in a system someone has listed,
-a system directory in an events directory someone has listed, and an
-instance's directories. The kernel log must show that the fault hit
-the build, so that the case tests what it says, and the mirror must
-then show what tracefs shows, without any other change to the tree to
-prompt it.
+a system directory in an events directory someone has listed, an
+instance's directories, and the top level's events/, which the worker
+builds after the module has loaded (there only the workqueue workers
+may fail, with failslab's task-filter). The kernel log must show that
+the fault hit the build, so that the case tests what it says, and the
+mirror must then show what tracefs shows, without any other change to
+the tree to prompt it.
 """
 import os
+import subprocess
 import sys
 import time
 
@@ -25,6 +28,7 @@ from ktap import Suite  # noqa: E402
 from tracefs import TRACEFS, settle  # noqa: E402
 
 MNT = os.environ["KFE_MNT"]
+TOP = os.environ["KFE_TOP"]
 FAILSLAB = "/sys/kernel/debug/failslab"
 HEAL_TIMEOUT = 30
 
@@ -227,10 +231,67 @@ def event_records_case():
         os.close(_kprobe_fd)
 
 
+def kworkers():
+    """The pids of the kernel's workqueue workers."""
+    pids = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/comm") as f:
+                if f.read().startswith("kworker/"):
+                    pids.append(pid)
+        except OSError:
+            pass
+    return pids
+
+
+def make_it_fail(pids, value):
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/make-it-fail", "w") as f:
+                f.write(value)
+        except OSError:
+            pass
+
+
+def loaded():
+    with open("/proc/modules") as f:
+        return any(line.startswith("kernfs_events ") for line in f)
+
+
+def top_level_at_load():
+    """The top level's events/, which the worker builds after the module
+    has loaded: only the workqueue workers may fail (failslab's
+    task-filter), so the load itself, in insmod, succeeds."""
+    assert subprocess.run(["umount", MNT]).returncode == 0, "umount"
+    assert subprocess.run(["rmmod", "kernfs_events"]).returncode == 0, "rmmod"
+    try:
+        pids = kworkers()
+
+        def load():
+            make_it_fail(pids, "1")
+            _set("task-filter", "Y")
+            assert subprocess.run(
+                ["insmod", os.path.join(TOP, "kernfs_events.ko")]
+            ).returncode == 0, "insmod failed"
+        try:
+            fail_next_kernfs_node(
+                load, "could not mirror the events of the top level")
+        finally:
+            _set("task-filter", "N")
+            make_it_fail(pids, "0")
+    finally:
+        if not loaded():
+            subprocess.run(["insmod", os.path.join(TOP, "kernfs_events.ko")])
+        subprocess.run(["mount", "-t", "kernfs_events", "kernfs_events", MNT])
+    heals("events", deep=False)
+    heals("events/sched")
+
+
 s.check("mirror_is_up", visible("events/sched"))
 s.run("event_dir_heals", event_dir)
 s.run("system_dir_heals", system_dir)
 s.run("instance_heals", instance)
 s.run("removed_before_retry_stays_removed", removed_while_waiting)
 s.run("event_records_never_fail", event_records_case)
+s.run("top_level_events_heals_after_load", top_level_at_load)
 s.finish()
