@@ -49,7 +49,8 @@
 /*
  * Protects the lists and counts below, and moves of a kfe_event between
  * them; taken inside event_mutex. An event's name may be read from its
- * event call only under this lock, while the event is pending or live.
+ * event call only under this lock, while the event is pending, live or
+ * waiting for a retry.
  */
 static DEFINE_SPINLOCK(kfe_change_lock);
 static LIST_HEAD(kfe_instance_changes);
@@ -57,6 +58,19 @@ static LIST_HEAD(kfe_instance_list);
 static DEFINE_HASHTABLE(kfe_event_hash, 10);	/* live events, by file */
 static HLIST_HEAD(kfe_pending);			/* added, not yet mirrored */
 static HLIST_HEAD(kfe_dead);			/* removed by tracing */
+
+/*
+ * Builds the worker could not make for want of memory: instances (on
+ * their change entry) and events whose directory should exist. The next
+ * run of the worker tries them again; one runs at the next change, and
+ * kfe_retry_work starts one after kfe_retry_delay if nothing changes.
+ */
+static LIST_HEAD(kfe_instance_retry);
+static HLIST_HEAD(kfe_event_retry);
+#define KFE_RETRY_MIN	(HZ / 10)
+#define KFE_RETRY_MAX	(8 * HZ)
+static unsigned long kfe_retry_delay;		/* under kfe_trace_lock */
+static bool kfe_stopping;			/* under kfe_trace_lock */
 
 /*
  * Protects which directories are built: instance->populated, the dir and
@@ -71,11 +85,36 @@ static DEFINE_MUTEX(kfe_trace_lock);
 static struct kfe_dir *kfe_instances_dir;
 static struct kmem_cache *kfe_event_cache;
 
-/* A callback could not record a change: it is missing from the mirror. */
+/*
+ * The task replaying the trace arrays and events at load, where a record
+ * that cannot be allocated fails the load: kfe_record_failed says so.
+ */
+static struct task_struct *kfe_replay_task;
 static bool kfe_record_failed;
 
 static void kfe_trace_work_fn(struct work_struct *work);
 static DECLARE_WORK(kfe_trace_work, kfe_trace_work_fn);
+
+static void kfe_retry_fn(struct work_struct *work)
+{
+	schedule_work(&kfe_trace_work);
+}
+
+static DECLARE_DELAYED_WORK(kfe_retry_work, kfe_retry_fn);
+
+/*
+ * The allocation flags of a callback's record. Tracing's operation has
+ * already succeeded when the callback runs and cannot hear of a failure,
+ * so after the load a record must not fail: it is a few dozen bytes,
+ * which only fault injection or an OOM-killed task could see fail.
+ * During the replay a failure fails the load instead.
+ */
+static gfp_t kfe_record_gfp(void)
+{
+	if (current == READ_ONCE(kfe_replay_task))
+		return GFP_KERNEL;
+	return GFP_KERNEL | __GFP_NOFAIL;
+}
 
 static void kfe_instance_free(struct kfe_instance *inst)
 {
@@ -85,11 +124,12 @@ static void kfe_instance_free(struct kfe_instance *inst)
 
 static void kfe_add_instance(struct trace_array *tr, const char *name)
 {
+	gfp_t gfp = kfe_record_gfp();
 	struct kfe_instance *inst;
 
-	inst = kzalloc(sizeof(*inst), GFP_KERNEL);
+	inst = kzalloc(sizeof(*inst), gfp);
 	if (inst && name) {
-		inst->name = kstrdup(name, GFP_KERNEL);
+		inst->name = kstrdup(name, gfp);
 		if (!inst->name) {
 			kfree(inst);
 			inst = NULL;
@@ -168,15 +208,15 @@ static void kfe_system_free(struct kfe_system *sys)
 }
 
 static struct kfe_system *kfe_system_alloc(struct kfe_instance *inst,
-					   const char *name)
+					   const char *name, gfp_t gfp)
 {
 	struct kfe_system *sys;
 
-	sys = kzalloc(sizeof(*sys), GFP_KERNEL);
+	sys = kzalloc(sizeof(*sys), gfp);
 	if (!sys)
 		return NULL;
 	sys->td.instance = inst->name;
-	sys->td.system = kstrdup(name, GFP_KERNEL);
+	sys->td.system = kstrdup(name, gfp);
 	if (!sys->td.system) {
 		kfree(sys);
 		return NULL;
@@ -187,6 +227,7 @@ static struct kfe_system *kfe_system_alloc(struct kfe_instance *inst,
 static void kfe_add_event(struct trace_array *tr, struct trace_event_file *file,
 			  const char *system, const char *event)
 {
+	gfp_t gfp = kfe_record_gfp();
 	struct kfe_instance *inst;
 	struct kfe_system *sys;
 	struct kfe_event *ev;
@@ -202,7 +243,7 @@ static void kfe_add_event(struct trace_array *tr, struct trace_event_file *file,
 	if (!inst)
 		return;
 
-	ev = kmem_cache_zalloc(kfe_event_cache, GFP_KERNEL);
+	ev = kmem_cache_zalloc(kfe_event_cache, gfp);
 	if (!ev)
 		goto nomem;
 	ev->file = file;
@@ -211,7 +252,7 @@ static void kfe_add_event(struct trace_array *tr, struct trace_event_file *file,
 	sys = kfe_find_system(inst, system);
 	if (!sys) {
 		spin_unlock(&kfe_change_lock);
-		sys = kfe_system_alloc(inst, system);
+		sys = kfe_system_alloc(inst, system, gfp);
 		if (!sys)
 			goto nomem;
 		/* Only callbacks add systems: there is still none. */
@@ -255,6 +296,9 @@ static void kfe_remove_event(struct trace_event_file *file)
 		if (ev->file == file)
 			goto found;
 	hlist_for_each_entry(ev, &kfe_pending, node)
+		if (ev->file == file)
+			goto found;
+	hlist_for_each_entry(ev, &kfe_event_retry, node)
 		if (ev->file == file)
 			goto found;
 	spin_unlock(&kfe_change_lock);
@@ -452,10 +496,15 @@ static void kfe_build_instance(struct kfe_instance *inst)
 	return;
 
 fail:
-	pr_warn("kernfs_events: could not mirror the events of %s\n",
+	pr_warn("kernfs_events: could not mirror the events of %s yet\n",
 		inst->name ?: "the top level");
 	kfe_remove_dir(inst->top);
 	inst->top = NULL;
+	/* Try again, unless tracing has queued its removal meanwhile. */
+	spin_lock(&kfe_change_lock);
+	if (list_empty(&inst->change))
+		list_add_tail(&inst->change, &kfe_instance_retry);
+	spin_unlock(&kfe_change_lock);
 }
 
 static void kfe_destroy_instance(struct kfe_instance *inst)
@@ -531,6 +580,19 @@ static bool kfe_reap_dead_event(void)
 	return true;
 }
 
+/* Under kfe_change_lock: whether @ev is in the hash of live events. */
+static bool kfe_event_is_live(struct kfe_event *ev)
+{
+	struct kfe_event *pos;
+
+	lockdep_assert_held(&kfe_change_lock);
+	hash_for_each_possible(kfe_event_hash, pos, node,
+			       (unsigned long)ev->file)
+		if (pos == ev)
+			return true;
+	return false;
+}
+
 /* Make one added event live, and its directories if they are visible. */
 static bool kfe_mirror_pending_event(void)
 {
@@ -560,21 +622,69 @@ static bool kfe_mirror_pending_event(void)
 		ret = kfe_build_system(sys, inst->events);
 	else if (sys->populated && !ev->dir)
 		ret = kfe_build_event(ev, sys->dir, name);
+	if (ret) {
+		/* Try again, unless tracing has removed it meanwhile. */
+		spin_lock(&kfe_change_lock);
+		if (kfe_event_is_live(ev)) {
+			hash_del(&ev->node);
+			hlist_add_head(&ev->node, &kfe_event_retry);
+		}
+		spin_unlock(&kfe_change_lock);
+	}
 	mutex_unlock(&kfe_mirror_lock);
 
 	if (ret)
-		pr_warn("kernfs_events: could not mirror event %s/%s: %d\n",
+		pr_warn("kernfs_events: could not mirror event %s/%s yet: %d\n",
 			sys->td.system, name, ret);
 	return true;
+}
+
+/* Give the builds that failed to the worker again. */
+static void kfe_requeue_retries(void)
+{
+	struct hlist_node *next;
+	struct kfe_event *ev;
+
+	spin_lock(&kfe_change_lock);
+	list_splice_init(&kfe_instance_retry, &kfe_instance_changes);
+	hlist_for_each_entry_safe(ev, next, &kfe_event_retry, node) {
+		hlist_del(&ev->node);
+		hlist_add_head(&ev->node, &kfe_pending);
+	}
+	spin_unlock(&kfe_change_lock);
+}
+
+/*
+ * After a run of the worker: if a build failed, run again later, each
+ * time later while they keep failing.
+ */
+static void kfe_schedule_retry(void)
+{
+	bool failed;
+
+	lockdep_assert_held(&kfe_trace_lock);
+	spin_lock(&kfe_change_lock);
+	failed = !list_empty(&kfe_instance_retry) ||
+		 !hlist_empty(&kfe_event_retry);
+	spin_unlock(&kfe_change_lock);
+	if (!failed || kfe_stopping) {
+		kfe_retry_delay = 0;
+		return;
+	}
+	kfe_retry_delay = clamp(kfe_retry_delay * 2, KFE_RETRY_MIN,
+				KFE_RETRY_MAX);
+	mod_delayed_work(system_wq, &kfe_retry_work, kfe_retry_delay);
 }
 
 static void kfe_trace_work_fn(struct work_struct *work)
 {
 	mutex_lock(&kfe_trace_lock);
+	kfe_requeue_retries();
 	/* Removals first, so that a name is free before it is reused. */
 	while (kfe_reap_dead_event() || kfe_apply_instance_change() ||
 	       kfe_mirror_pending_event())
 		;
+	kfe_schedule_retry();
 	mutex_unlock(&kfe_trace_lock);
 }
 
@@ -602,7 +712,9 @@ int kfe_trace_init(void)
 		goto out_cache;
 	}
 
+	WRITE_ONCE(kfe_replay_task, current);
 	ret = trace_events_fs_register(&kfe_trace_ops);
+	WRITE_ONCE(kfe_replay_task, NULL);
 	if (ret)
 		goto out_dir;
 	/*
@@ -643,10 +755,17 @@ void kfe_trace_exit(void)
 		kfe_kill_event(ev);
 	hlist_for_each_entry_safe(ev, next, &kfe_pending, node)
 		kfe_kill_event(ev);
+	hlist_for_each_entry_safe(ev, next, &kfe_event_retry, node)
+		kfe_kill_event(ev);
 	list_for_each_entry_safe(inst, tmp, &kfe_instance_list, list)
 		kfe_queue_instance_removal(inst);
 	spin_unlock(&kfe_change_lock);
 
+	/* No retry starts the worker again, and the last run arms none. */
+	mutex_lock(&kfe_trace_lock);
+	kfe_stopping = true;
+	mutex_unlock(&kfe_trace_lock);
+	cancel_delayed_work_sync(&kfe_retry_work);
 	flush_work(&kfe_trace_work);
 	kfe_trace_work_fn(&kfe_trace_work);
 	kfe_remove_dir(kfe_instances_dir);
