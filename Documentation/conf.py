@@ -39,7 +39,8 @@ exclude_patterns = ['output']
 
 html_theme = 'furo'
 html_title = 'The kernfs guide'
-html_static_path = []
+html_static_path = ['_static']
+html_css_files = ['tables.css']
 html_last_updated_fmt = None
 html_show_sourcelink = False
 

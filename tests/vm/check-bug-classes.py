@@ -1,12 +1,14 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""One test per eventfs bug class (../shared/reference/eventfs-and-kernfs.md
-section 4.2), run against kernfs_events under KASAN, lockdep and kmemleak.
+"""One test per kind of bug that eventfs had
+(Documentation/eventfs-lessons.rst), run against kernfs_events under
+KASAN, lockdep and kmemleak.
 
-Each case is named after its class number and says, in its docstring,
-what it would catch. vm-run fails the whole run on any splat, so a case
-that only "survives" (classes 4, 5, 6, 14, 30) fails there if the kernel
-does not.
+Each case is named after its number here and says, in its docstring,
+what it would catch; the numbers missing were bugs of eventfs internals
+with no counterpart in kernfs. vm-run fails the whole run on any splat,
+so a case that only "survives" (classes 4, 5, 6, 14, 30) fails there if
+the kernel does not.
 """
 import ctypes
 import errno
