@@ -262,6 +262,26 @@ static struct kernfs_node *kernfs_guide_test_file(struct kunit *test,
 	return kn;
 }
 
+/*
+ * A file "plain" (seq_show only) in the case's activated root, mounted:
+ * its node, and its path in @path, which the caller puts.
+ */
+static struct kernfs_node *kernfs_guide_test_plain(struct kunit *test,
+						   struct path *path)
+{
+	struct kernfs_guide_test *t = test->priv;
+	struct kernfs_node *kn;
+	struct vfsmount *mnt;
+
+	kn = kernfs_guide_test_file(test, t->top, "plain",
+				    &kernfs_guide_test_show_ops);
+	kernfs_activate(t->top);
+	mnt = kernfs_guide_test_mount(test, NULL);
+	KUNIT_ASSERT_EQ(test, vfs_path_lookup(mnt->mnt_root, mnt, "plain", 0,
+					      path), 0);
+	return kn;
+}
+
 static struct kernfs_node *kernfs_guide_test_dir(struct kunit *test,
 						 struct kernfs_node *parent,
 						 const char *name)
@@ -654,17 +674,10 @@ static void kernfs_guide_test_generic_poll_reports_event_before_first_read(struc
  */
 static void kernfs_guide_test_listxattr_allocates_iattr(struct kunit *test)
 {
-	struct kernfs_guide_test *t = test->priv;
 	struct kernfs_node *kn;
-	struct vfsmount *mnt;
 	struct path path;
 
-	kn = kernfs_guide_test_file(test, t->top, "plain",
-				    &kernfs_guide_test_show_ops);
-	kernfs_activate(t->top);
-	mnt = kernfs_guide_test_mount(test, NULL);
-	KUNIT_ASSERT_EQ(test, vfs_path_lookup(mnt->mnt_root, mnt, "plain", 0,
-					      &path), 0);
+	kn = kernfs_guide_test_plain(test, &path);
 	KUNIT_EXPECT_NULL(test, kn->iattr);
 	KUNIT_EXPECT_GE(test, vfs_listxattr(path.dentry, NULL, 0), 0);
 	KUNIT_EXPECT_NOT_NULL(test, kn->iattr);
@@ -1019,16 +1032,9 @@ static void kernfs_guide_test_setgid_parent_group_only_with_iattr(struct kunit *
  */
 static void kernfs_guide_test_user_xattr_get_enodata_set_eopnotsupp(struct kunit *test)
 {
-	struct kernfs_guide_test *t = test->priv;
-	struct vfsmount *mnt;
 	struct path path;
 
-	kernfs_guide_test_file(test, t->top, "plain",
-			       &kernfs_guide_test_show_ops);
-	kernfs_activate(t->top);
-	mnt = kernfs_guide_test_mount(test, NULL);
-	KUNIT_ASSERT_EQ(test, vfs_path_lookup(mnt->mnt_root, mnt, "plain", 0,
-					      &path), 0);
+	kernfs_guide_test_plain(test, &path);
 	KUNIT_EXPECT_EQ(test, vfs_getxattr(&nop_mnt_idmap, path.dentry,
 					   "user.x", NULL, 0), -ENODATA);
 	KUNIT_EXPECT_EQ(test, vfs_setxattr(&nop_mnt_idmap, path.dentry,
@@ -1042,18 +1048,11 @@ static void kernfs_guide_test_user_xattr_get_enodata_set_eopnotsupp(struct kunit
  */
 static void kernfs_guide_test_rename_flags_refused_by_kernfs(struct kunit *test)
 {
-	struct kernfs_guide_test *t = test->priv;
-	struct vfsmount *mnt;
 	struct inode *dir;
 	struct path path;
 
-	kernfs_guide_test_file(test, t->top, "plain",
-			       &kernfs_guide_test_show_ops);
-	kernfs_activate(t->top);
-	mnt = kernfs_guide_test_mount(test, NULL);
-	KUNIT_ASSERT_EQ(test, vfs_path_lookup(mnt->mnt_root, mnt, "plain", 0,
-					      &path), 0);
-	dir = d_inode(mnt->mnt_root);
+	kernfs_guide_test_plain(test, &path);
+	dir = d_inode(path.mnt->mnt_root);
 	/* Straight to kernfs_iop_rename(): no VFS check on the way. */
 	KUNIT_EXPECT_EQ(test, dir->i_op->rename(&nop_mnt_idmap, dir,
 						path.dentry, dir, path.dentry,
