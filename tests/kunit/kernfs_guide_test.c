@@ -8,8 +8,11 @@
 #include <kunit/test.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/fdtable.h>
 #include <linux/fs_context.h>
+#include <linux/kallsyms.h>
 #include <linux/kernfs.h>
+#include <linux/kprobes.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/mount.h>
@@ -39,6 +42,15 @@ struct kernfs_guide_test_seen {
 	int vma_fault;
 	int vma_page_mkwrite;
 	int vma_access;
+	int mkdir_calls;		/* and what each of these saw */
+	int mkdir_active;		/* the parent's kn->active */
+	bool mkdir_locked;		/* the parent's inode locked */
+	int mkdir_path_len;		/* kernfs_path() of the parent */
+	int rmdir_calls;
+	bool rmdir_locked;		/* the parent's and the victim's */
+	int rename_calls;
+	bool rename_locked;		/* both parents' inodes */
+	bool rename_mutex_locked;	/* the sb's s_vfs_rename_mutex */
 	size_t read_count;		/* what ->read was asked for */
 	bool read_into_prealloc;	/* ... into of->prealloc_buf */
 };
@@ -182,6 +194,82 @@ static struct kernfs_syscall_ops kernfs_guide_test_scops = {
 	.populate	= kernfs_guide_test_populate,
 };
 
+/*
+ * The superblock that the directory methods below look at: they check
+ * that the VFS locked the inodes of the nodes they are given.
+ */
+static struct super_block *kernfs_guide_test_sb;
+
+static bool kernfs_guide_test_inode_locked(struct kernfs_node *kn)
+{
+	struct inode *inode = ilookup(kernfs_guide_test_sb, kernfs_ino(kn));
+	bool locked = inode && inode_is_locked(inode);
+
+	iput(inode);
+	return locked;
+}
+
+/* kernfs_rename_ns(), which is not exported: see kernfs_guide_test_symbol(). */
+static int (*kernfs_guide_test_rename_ns)(struct kernfs_node *kn,
+					  struct kernfs_node *new_parent,
+					  const char *new_name,
+					  const void *new_ns);
+
+static int kernfs_guide_test_mkdir_op(struct kernfs_node *parent,
+				      const char *name, umode_t mode)
+{
+	struct kernfs_guide_test_seen *seen = &kernfs_guide_test_seen;
+	struct kernfs_node *kn;
+	char buf[16];
+
+	seen->mkdir_calls++;
+	seen->mkdir_active = atomic_read(&parent->active);
+	seen->mkdir_locked = kernfs_guide_test_inode_locked(parent);
+	/* kernfs_path() takes kernfs_rename_lock: not held either. */
+	seen->mkdir_path_len = kernfs_path(parent, buf, sizeof(buf));
+	/* Creating a node takes kernfs_rwsem: the method does not hold it. */
+	kn = kernfs_create_dir_ns(parent, name, mode, GLOBAL_ROOT_UID,
+				  GLOBAL_ROOT_GID, NULL, NULL);
+	if (IS_ERR(kn))
+		return PTR_ERR(kn);
+	kernfs_activate(kn);
+	return 0;
+}
+
+static int kernfs_guide_test_rmdir_op(struct kernfs_node *kn)
+{
+	struct kernfs_guide_test_seen *seen = &kernfs_guide_test_seen;
+
+	seen->rmdir_calls++;
+	seen->rmdir_locked = kernfs_guide_test_inode_locked(kn->parent) &&
+			     kernfs_guide_test_inode_locked(kn);
+	kernfs_break_active_protection(kn);
+	kernfs_remove(kn);
+	kernfs_unbreak_active_protection(kn);
+	return 0;
+}
+
+static int kernfs_guide_test_rename_op(struct kernfs_node *kn,
+				       struct kernfs_node *new_parent,
+				       const char *new_name)
+{
+	struct kernfs_guide_test_seen *seen = &kernfs_guide_test_seen;
+
+	seen->rename_calls++;
+	seen->rename_locked = kernfs_guide_test_inode_locked(kn->parent) &&
+			      kernfs_guide_test_inode_locked(new_parent);
+	seen->rename_mutex_locked =
+		mutex_is_locked(&kernfs_guide_test_sb->s_vfs_rename_mutex);
+	return kernfs_guide_test_rename_ns(kn, new_parent, new_name, NULL);
+}
+
+/* A second root's: mkdir(2), rmdir(2) and rename(2) reach these. */
+static struct kernfs_syscall_ops kernfs_guide_test_dir_scops = {
+	.mkdir		= kernfs_guide_test_mkdir_op,
+	.rmdir		= kernfs_guide_test_rmdir_op,
+	.rename		= kernfs_guide_test_rename_op,
+};
+
 static void kernfs_guide_test_fc_free(struct fs_context *fc)
 {
 	struct kernfs_fs_context *kfc = fc->fs_private;
@@ -220,6 +308,7 @@ static struct file_system_type kernfs_guide_test_fs_type = {
 struct kernfs_guide_test {
 	struct kernfs_root *root;
 	struct kernfs_node *top;
+	struct kernfs_root *root2;	/* a second root, if the case made one */
 	struct vfsmount *mnt[3];
 	int nr_mnt;
 };
@@ -336,7 +425,64 @@ static void kernfs_guide_test_exit(struct kunit *test)
 
 	while (t->nr_mnt)
 		kern_unmount(t->mnt[--t->nr_mnt]);
+	if (t->root2)
+		kernfs_destroy_root(t->root2);
 	kernfs_destroy_root(t->root);
+}
+
+/*
+ * Make the case's second root, with @scops and @flags, activated, and
+ * let the next mounts serve it; return its root node.
+ */
+static struct kernfs_node *kernfs_guide_test_root2(struct kunit *test,
+						   struct kernfs_syscall_ops *scops,
+						   unsigned int flags)
+{
+	struct kernfs_guide_test *t = test->priv;
+
+	t->root2 = kernfs_create_root(scops, flags, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t->root2));
+	kernfs_activate(kernfs_root_to_node(t->root2));
+	kernfs_guide_test_root = t->root2;
+	return kernfs_root_to_node(t->root2);
+}
+
+/*
+ * The address of a kernel function that is not exported, found as a
+ * kprobe finds it. Only the cases that show what a system call does
+ * before kernfs sees it, and what built-in callers of kernfs get, use
+ * it: a module that uses kernfs must not.
+ */
+static void *kernfs_guide_test_symbol(struct kunit *test, const char *name)
+{
+	struct kprobe kp = { .symbol_name = name };
+	char sym[KSYM_SYMBOL_LEN], want[KSYM_NAME_LEN + 8];
+	void *addr;
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	addr = kp.addr;
+	unregister_kprobe(&kp);
+	/* The start of the function itself, not a point inside it. */
+	sprint_symbol(sym, (unsigned long)addr);
+	snprintf(want, sizeof(want), "%s+0x0/", name);
+	KUNIT_ASSERT_TRUE_MSG(test, str_has_prefix(sym, want), "%s", sym);
+	return addr;
+}
+
+/* An fd of @mnt's root, in this thread's table, for the *at() calls. */
+static int kernfs_guide_test_root_fd(struct kunit *test, struct vfsmount *mnt)
+{
+	struct file *file;
+	int fd;
+
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	KUNIT_ASSERT_GE(test, fd, 0);
+	file = file_open_root_mnt(mnt, ".", O_RDONLY | O_DIRECTORY, 0);
+	if (IS_ERR(file))
+		put_unused_fd(fd);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
+	fd_install(fd, file);
+	return fd;
 }
 
 /* activation.rst: an open file of a seq_show-only file revives. */
@@ -1063,6 +1209,182 @@ static void kernfs_guide_test_rename_flags_refused_by_kernfs(struct kunit *test)
 	path_put(&path);
 }
 
+/* The system calls behind mkdir(2), rmdir(2) and rename(2). */
+struct kernfs_guide_test_syscalls {
+	int (*mkdirat)(int dfd, struct filename *name, umode_t mode);
+	int (*rmdir)(int dfd, struct filename *name);
+	int (*renameat2)(int olddfd, struct filename *from, int newdfd,
+			 struct filename *to, unsigned int flags);
+};
+
+static void kernfs_guide_test_syscalls(struct kunit *test,
+				       struct kernfs_guide_test_syscalls *sys)
+{
+	sys->mkdirat = kernfs_guide_test_symbol(test, "do_mkdirat");
+	sys->rmdir = kernfs_guide_test_symbol(test, "do_rmdir");
+	sys->renameat2 = kernfs_guide_test_symbol(test, "do_renameat2");
+	kernfs_guide_test_rename_ns = kernfs_guide_test_symbol(test,
+							       "kernfs_rename_ns");
+}
+
+static int kernfs_guide_test_rename(struct kernfs_guide_test_syscalls *sys,
+				    int fd, const char *from, int newfd,
+				    const char *to)
+{
+	return sys->renameat2(fd, getname_kernel(from), newfd,
+			      getname_kernel(to), 0);
+}
+
+/*
+ * directories.rst: mkdir(2), rmdir(2) and rename(2) call their methods
+ * with the inodes of the parents locked by the VFS (and of the removed
+ * directory; and the superblock's rename mutex, for a move between
+ * directories), an active reference on the parent, and no kernfs lock:
+ * the methods create, remove and rename nodes.
+ */
+static void kernfs_guide_test_dir_methods_run_under_vfs_inode_locks(struct kunit *test)
+{
+	struct kernfs_guide_test_seen *seen = &kernfs_guide_test_seen;
+	struct kernfs_guide_test_syscalls sys;
+	struct kernfs_node *top, *d1, *d2, *x, *kn;
+	struct vfsmount *mnt;
+	int fd;
+
+	kernfs_guide_test_syscalls(test, &sys);
+	top = kernfs_guide_test_root2(test, &kernfs_guide_test_dir_scops,
+				      KERNFS_ROOT_CREATE_DEACTIVATED);
+	d1 = kernfs_guide_test_dir(test, top, "d1");
+	d2 = kernfs_guide_test_dir(test, top, "d2");
+	x = kernfs_guide_test_dir(test, d1, "x");
+	kernfs_activate(top);
+	mnt = kernfs_guide_test_mount(test, NULL);
+	kernfs_guide_test_sb = mnt->mnt_sb;
+	fd = kernfs_guide_test_root_fd(test, mnt);
+
+	KUNIT_EXPECT_EQ(test, sys.mkdirat(fd, getname_kernel("d1/new"), 0755),
+			0);
+	KUNIT_EXPECT_EQ(test, seen->mkdir_calls, 1);
+	KUNIT_EXPECT_TRUE(test, seen->mkdir_locked);
+	KUNIT_EXPECT_EQ(test, seen->mkdir_active, 1);
+	KUNIT_EXPECT_EQ(test, seen->mkdir_path_len, 3);		/* "/d1" */
+	kn = kernfs_find_and_get(d1, "new");
+	KUNIT_EXPECT_NOT_NULL(test, kn);
+	kernfs_put(kn);
+
+	KUNIT_EXPECT_EQ(test, sys.rmdir(fd, getname_kernel("d1/new")), 0);
+	KUNIT_EXPECT_EQ(test, seen->rmdir_calls, 1);
+	KUNIT_EXPECT_TRUE(test, seen->rmdir_locked);
+	kn = kernfs_find_and_get(d1, "new");
+	KUNIT_EXPECT_NULL(test, kn);
+	kernfs_put(kn);
+
+	KUNIT_EXPECT_EQ(test, kernfs_guide_test_rename(&sys, fd, "d1/x", fd,
+						       "d2/y"), 0);
+	KUNIT_EXPECT_EQ(test, seen->rename_calls, 1);
+	KUNIT_EXPECT_TRUE(test, seen->rename_locked);
+	KUNIT_EXPECT_TRUE(test, seen->rename_mutex_locked);
+	KUNIT_EXPECT_PTR_EQ(test, x->parent, d2);
+	KUNIT_EXPECT_STREQ(test, x->name, "y");
+
+	/* Outside the calls, the same checks find nothing locked. */
+	KUNIT_EXPECT_FALSE(test, kernfs_guide_test_inode_locked(d1));
+	KUNIT_EXPECT_FALSE(test, kernfs_guide_test_inode_locked(d2));
+	KUNIT_EXPECT_FALSE(test,
+			   mutex_is_locked(&mnt->mnt_sb->s_vfs_rename_mutex));
+
+	close_fd(fd);
+	flush_delayed_fput();
+}
+
+/*
+ * directories.rst: rename(2) of a directory into its own subtree fails
+ * with EINVAL, and from one mount to another (another root, or another
+ * mount of the same superblock) with EXDEV, before kernfs is called.
+ */
+static void kernfs_guide_test_vfs_refuses_rename_into_subdir_and_across_mounts(struct kunit *test)
+{
+	struct kernfs_guide_test *t = test->priv;
+	struct kernfs_guide_test_syscalls sys;
+	struct vfsmount *mnt, *mnt_again, *mnt_other;
+	struct kernfs_node *top, *d1;
+	int fd, fd_again, fd_other;
+
+	kernfs_guide_test_syscalls(test, &sys);
+	kernfs_guide_test_file(test, t->top, "plain",
+			       &kernfs_guide_test_show_ops);
+	kernfs_activate(t->top);
+	mnt_other = kernfs_guide_test_mount(test, NULL);
+	top = kernfs_guide_test_root2(test, &kernfs_guide_test_dir_scops,
+				      KERNFS_ROOT_CREATE_DEACTIVATED);
+	d1 = kernfs_guide_test_dir(test, top, "d1");
+	kernfs_guide_test_dir(test, d1, "x");
+	kernfs_activate(top);
+	mnt = kernfs_guide_test_mount(test, NULL);
+	mnt_again = kernfs_guide_test_mount(test, NULL);
+	KUNIT_EXPECT_PTR_EQ(test, mnt->mnt_sb, mnt_again->mnt_sb);
+	kernfs_guide_test_sb = mnt->mnt_sb;
+	fd = kernfs_guide_test_root_fd(test, mnt);
+	fd_again = kernfs_guide_test_root_fd(test, mnt_again);
+	fd_other = kernfs_guide_test_root_fd(test, mnt_other);
+
+	KUNIT_EXPECT_EQ(test, kernfs_guide_test_rename(&sys, fd, "d1", fd,
+						       "d1/x/d1"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kernfs_guide_test_rename(&sys, fd, "d1",
+						       fd_other, "d1"), -EXDEV);
+	KUNIT_EXPECT_EQ(test, kernfs_guide_test_rename(&sys, fd, "d1",
+						       fd_again, "d2"), -EXDEV);
+	KUNIT_EXPECT_EQ(test, kernfs_guide_test_seen.rename_calls, 0);
+
+	/* Within one mount, the same move reaches the method. */
+	KUNIT_EXPECT_EQ(test, kernfs_guide_test_rename(&sys, fd, "d1", fd,
+						       "d2"), 0);
+	KUNIT_EXPECT_EQ(test, kernfs_guide_test_seen.rename_calls, 1);
+	KUNIT_EXPECT_STREQ(test, d1->name, "d2");
+
+	close_fd(fd_other);
+	close_fd(fd_again);
+	close_fd(fd);
+	flush_delayed_fput();
+}
+
+/*
+ * directories.rst: kernfs_rename_ns() moves a directory into its own
+ * child: the two become each other's parent, out of the tree. Moved
+ * back, with a new name, the node has a new copy of its name, which
+ * kernfs_path() of its child shows.
+ */
+static void kernfs_guide_test_rename_ns_makes_cycle(struct kunit *test)
+{
+	struct kernfs_guide_test *t = test->priv;
+	struct kernfs_node *a, *b, *kn;
+	const char *old_name;
+	char buf[8];
+
+	kernfs_guide_test_rename_ns = kernfs_guide_test_symbol(test,
+							       "kernfs_rename_ns");
+	a = kernfs_guide_test_dir(test, t->top, "a");
+	b = kernfs_guide_test_dir(test, a, "b");
+	kernfs_activate(t->top);
+
+	KUNIT_EXPECT_EQ(test, kernfs_guide_test_rename_ns(a, b, "a", NULL), 0);
+	KUNIT_EXPECT_PTR_EQ(test, a->parent, b);
+	KUNIT_EXPECT_PTR_EQ(test, b->parent, a);
+	kn = kernfs_find_and_get(t->top, "a");
+	KUNIT_EXPECT_NULL(test, kn);
+	kernfs_put(kn);
+
+	old_name = a->name;
+	KUNIT_EXPECT_EQ(test, kernfs_guide_test_rename_ns(a, t->top, "c", NULL),
+			0);
+	KUNIT_EXPECT_PTR_EQ(test, a->parent, t->top);
+	KUNIT_EXPECT_PTR_EQ(test, b->parent, a);
+	KUNIT_EXPECT_PTR_NE(test, a->name, old_name);
+	KUNIT_EXPECT_STREQ(test, a->name, "c");
+	/* What a reader should use: a copy made under kernfs_rename_lock */
+	KUNIT_EXPECT_EQ(test, kernfs_path(b, buf, sizeof(buf)), 4);
+	KUNIT_EXPECT_STREQ(test, buf, "/c/b");
+}
+
 static struct kunit_case kernfs_guide_test_cases[] = {
 	KUNIT_CASE(kernfs_guide_test_open_file_works_again_after_show),
 	KUNIT_CASE(kernfs_guide_test_released_file_stays_dead_after_show),
@@ -1081,6 +1403,9 @@ static struct kunit_case kernfs_guide_test_cases[] = {
 	KUNIT_CASE(kernfs_guide_test_setgid_parent_group_only_with_iattr),
 	KUNIT_CASE(kernfs_guide_test_user_xattr_get_enodata_set_eopnotsupp),
 	KUNIT_CASE(kernfs_guide_test_rename_flags_refused_by_kernfs),
+	KUNIT_CASE(kernfs_guide_test_dir_methods_run_under_vfs_inode_locks),
+	KUNIT_CASE(kernfs_guide_test_vfs_refuses_rename_into_subdir_and_across_mounts),
+	KUNIT_CASE(kernfs_guide_test_rename_ns_makes_cycle),
 	{}
 };
 
