@@ -42,6 +42,7 @@ struct kernfs_guide_test_seen {
 	int vma_fault;
 	int vma_page_mkwrite;
 	int vma_access;
+	int mmap_calls;
 	int mkdir_calls;		/* and what each of these saw */
 	int mkdir_active;		/* the parent's kn->active */
 	bool mkdir_locked;		/* the parent's inode locked */
@@ -121,10 +122,34 @@ static const struct vm_operations_struct kernfs_guide_test_vm_ops = {
 	.access		= kernfs_guide_test_vma_access,
 };
 
+/* A second set, and a third with a close method, which kernfs refuses. */
+static const struct vm_operations_struct kernfs_guide_test_vm_ops_b = {
+	.fault		= kernfs_guide_test_vma_fault,
+};
+
+static void kernfs_guide_test_vma_close(struct vm_area_struct *vma)
+{
+}
+
+static const struct vm_operations_struct kernfs_guide_test_vm_ops_close = {
+	.fault		= kernfs_guide_test_vma_fault,
+	.close		= kernfs_guide_test_vma_close,
+};
+
+/* The page offset of the mapping chooses the vm_ops: 0, 1 or 2 above. */
 static int kernfs_guide_test_mmap(struct kernfs_open_file *of,
 				  struct vm_area_struct *vma)
 {
-	vma->vm_ops = &kernfs_guide_test_vm_ops;
+	static const struct vm_operations_struct *const vm_ops[] = {
+		&kernfs_guide_test_vm_ops,
+		&kernfs_guide_test_vm_ops_b,
+		&kernfs_guide_test_vm_ops_close,
+	};
+
+	kernfs_guide_test_seen.mmap_calls++;
+	if (vma->vm_pgoff >= ARRAY_SIZE(vm_ops))
+		return -EINVAL;
+	vma->vm_ops = vm_ops[vma->vm_pgoff];
 	return 0;
 }
 
@@ -1385,6 +1410,58 @@ static void kernfs_guide_test_rename_ns_makes_cycle(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, buf, "/c/b");
 }
 
+/* A mapping of @file at page @pgoff, or the error. */
+static long kernfs_guide_test_map(struct file *file, unsigned long pgoff)
+{
+	return vm_mmap(file, 0, PAGE_SIZE, PROT_READ, MAP_SHARED,
+		       pgoff << PAGE_SHIFT);
+}
+
+/*
+ * files.rst: the first mmap() of an open file fixes its vm_ops; a later
+ * one that installs others fails with -EINVAL, after ->mmap ran. Another
+ * open of the file chooses again. A vm_ops with close is refused.
+ */
+static void kernfs_guide_test_second_mmap_other_vm_ops_einval(struct kunit *test)
+{
+	struct kernfs_guide_test *t = test->priv;
+	struct file *file[3];
+	unsigned long first;
+	struct vfsmount *mnt;
+	long addr[2];
+	int i;
+
+	kernfs_guide_test_file(test, t->top, "map",
+			       &kernfs_guide_test_mmap_ops);
+	kernfs_activate(t->top);
+	mnt = kernfs_guide_test_mount(test, NULL);
+	for (i = 0; i < ARRAY_SIZE(file); i++)
+		file[i] = kernfs_guide_test_open(test, mnt, "map", O_RDONLY);
+
+	/* kunit_vm_mmap() gives the case an mm; the rest use vm_mmap() */
+	first = kunit_vm_mmap(test, file[0], 0, PAGE_SIZE, PROT_READ,
+			      MAP_SHARED, 0);
+	KUNIT_ASSERT_TRUE(test, first && !IS_ERR_VALUE(first));
+	KUNIT_EXPECT_EQ(test, kernfs_guide_test_map(file[0], 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kernfs_guide_test_seen.mmap_calls, 2);
+	addr[0] = kernfs_guide_test_map(file[0], 0);
+	KUNIT_EXPECT_FALSE(test, IS_ERR_VALUE(addr[0]));
+
+	addr[1] = kernfs_guide_test_map(file[1], 1);
+	KUNIT_EXPECT_FALSE(test, IS_ERR_VALUE(addr[1]));
+
+	KUNIT_EXPECT_EQ(test, kernfs_guide_test_map(file[2], 2), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kernfs_guide_test_seen.mmap_calls, 5);
+
+	vm_munmap(first, PAGE_SIZE);
+	for (i = 0; i < ARRAY_SIZE(addr); i++)
+		if (!IS_ERR_VALUE(addr[i]))
+			vm_munmap(addr[i], PAGE_SIZE);
+	for (i = 0; i < ARRAY_SIZE(file); i++)
+		__fput_sync(file[i]);
+	flush_delayed_fput();
+}
+
 static struct kunit_case kernfs_guide_test_cases[] = {
 	KUNIT_CASE(kernfs_guide_test_open_file_works_again_after_show),
 	KUNIT_CASE(kernfs_guide_test_released_file_stays_dead_after_show),
@@ -1406,6 +1483,7 @@ static struct kunit_case kernfs_guide_test_cases[] = {
 	KUNIT_CASE(kernfs_guide_test_dir_methods_run_under_vfs_inode_locks),
 	KUNIT_CASE(kernfs_guide_test_vfs_refuses_rename_into_subdir_and_across_mounts),
 	KUNIT_CASE(kernfs_guide_test_rename_ns_makes_cycle),
+	KUNIT_CASE(kernfs_guide_test_second_mmap_other_vm_ops_einval),
 	{}
 };
 
