@@ -1462,6 +1462,97 @@ static void kernfs_guide_test_second_mmap_other_vm_ops_einval(struct kunit *test
 	flush_delayed_fput();
 }
 
+/* The entries of directory @path of @mnt, by readdir, in @l. */
+static void kernfs_guide_test_list_path(struct kunit *test,
+					struct vfsmount *mnt, const char *path,
+					struct kernfs_guide_test_lister *l)
+{
+	struct file *file;
+
+	memset(l, 0, sizeof(*l));
+	l->stop_after = -1;
+	l->remove_at = -1;
+	file = kernfs_guide_test_open(test, mnt, path, O_RDONLY | O_DIRECTORY);
+	kernfs_guide_test_list(file, l);
+	__fput_sync(file);
+}
+
+static int kernfs_guide_test_lookup_ino(struct kunit *test,
+					struct vfsmount *mnt, const char *name,
+					u64 *ino)
+{
+	struct kstat st;
+	struct path path;
+	int ret;
+
+	ret = vfs_path_lookup(mnt->mnt_root, mnt, name, 0, &path);
+	if (ret)
+		return ret;
+	ret = vfs_getattr(&path, &st, STATX_BASIC_STATS,
+			  AT_STATX_SYNC_AS_STAT);
+	path_put(&path);
+	*ino = st.ino;
+	return ret;
+}
+
+/*
+ * notify.rst: in a namespaced directory, a mount sees the children with
+ * its superblock's tag, in lookup and in readdir; two children may have
+ * one name with different tags.
+ */
+static void kernfs_guide_test_ns_mount_sees_only_its_tag(struct kunit *test)
+{
+	static const int tag[2];
+	struct kernfs_guide_test *t = test->priv;
+	struct kernfs_guide_test_lister *l;
+	struct kernfs_node *net, *x[2], *kn;
+	struct vfsmount *mnt[2];
+	u64 ino;
+	int i;
+
+	l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	net = kernfs_guide_test_dir(test, t->top, "net");
+	kernfs_enable_ns(net);
+	for (i = 0; i < ARRAY_SIZE(tag); i++) {
+		x[i] = __kernfs_create_file(net, "x", S_IFREG | 0444,
+					    GLOBAL_ROOT_UID, GLOBAL_ROOT_GID,
+					    0, &kernfs_guide_test_show_ops,
+					    NULL, &tag[i], NULL);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(x[i]));
+	}
+	kn = __kernfs_create_file(net, "only1", S_IFREG | 0444,
+				  GLOBAL_ROOT_UID, GLOBAL_ROOT_GID, 0,
+				  &kernfs_guide_test_show_ops, NULL, &tag[1],
+				  NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(kn));
+	kernfs_activate(t->top);
+
+	for (i = 0; i < ARRAY_SIZE(tag); i++) {
+		mnt[i] = kernfs_guide_test_mount(test, &tag[i]);
+		KUNIT_EXPECT_EQ(test, kernfs_guide_test_lookup_ino(test, mnt[i],
+								   "net/x",
+								   &ino), 0);
+		KUNIT_EXPECT_EQ(test, ino, kernfs_ino(x[i]));
+		kernfs_guide_test_list_path(test, mnt[i], "net", l);
+		/* readdir goes in hash order: count, do not index */
+		KUNIT_EXPECT_EQ(test, l->n, i + 1);
+		KUNIT_EXPECT_EQ(test, kernfs_guide_test_count(l, "x"), 1);
+		KUNIT_EXPECT_EQ(test, kernfs_guide_test_count(l, "only1"), i);
+	}
+	KUNIT_EXPECT_EQ(test, kernfs_guide_test_lookup_ino(test, mnt[0],
+							   "net/only1", &ino),
+			-ENOENT);
+	KUNIT_EXPECT_EQ(test, kernfs_guide_test_lookup_ino(test, mnt[1],
+							   "net/only1", &ino),
+			0);
+
+	/* In the kernel, the tag is an argument. */
+	kn = kernfs_find_and_get_ns(net, "x", &tag[1]);
+	KUNIT_EXPECT_PTR_EQ(test, kn, x[1]);
+	kernfs_put(kn);
+}
+
 static struct kunit_case kernfs_guide_test_cases[] = {
 	KUNIT_CASE(kernfs_guide_test_open_file_works_again_after_show),
 	KUNIT_CASE(kernfs_guide_test_released_file_stays_dead_after_show),
@@ -1484,6 +1575,7 @@ static struct kunit_case kernfs_guide_test_cases[] = {
 	KUNIT_CASE(kernfs_guide_test_vfs_refuses_rename_into_subdir_and_across_mounts),
 	KUNIT_CASE(kernfs_guide_test_rename_ns_makes_cycle),
 	KUNIT_CASE(kernfs_guide_test_second_mmap_other_vm_ops_einval),
+	KUNIT_CASE(kernfs_guide_test_ns_mount_sees_only_its_tag),
 	{}
 };
 
