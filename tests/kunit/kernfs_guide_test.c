@@ -8,6 +8,7 @@
 #include <kunit/test.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/exportfs.h>
 #include <linux/fdtable.h>
 #include <linux/fs_context.h>
 #include <linux/kallsyms.h>
@@ -1553,6 +1554,63 @@ static void kernfs_guide_test_ns_mount_sees_only_its_tag(struct kunit *test)
 	kernfs_put(kn);
 }
 
+/*
+ * inodes.rst, lazy.rst: only a root with KERNFS_ROOT_SUPPORT_EXPORTOP
+ * decodes file handles; decoding one of a lazy directory finds it by id
+ * and does not populate it. A lookup in it then does.
+ */
+static void kernfs_guide_test_handle_decoded_without_populate(struct kunit *test)
+{
+	static const int fail_with;
+	struct kernfs_guide_test_seen *seen = &kernfs_guide_test_seen;
+	const struct export_operations *eops;
+	struct kernfs_node *top, *lazy;
+	struct vfsmount *mnt;
+	struct dentry *dentry;
+	struct path path;
+	int len = 2, ret;
+	u64 fh;
+
+	mnt = kernfs_guide_test_mount(test, NULL);
+	KUNIT_EXPECT_FALSE(test, exportfs_can_decode_fh(mnt->mnt_sb->s_export_op));
+
+	top = kernfs_guide_test_root2(test, &kernfs_guide_test_scops,
+				      KERNFS_ROOT_CREATE_DEACTIVATED |
+				      KERNFS_ROOT_SUPPORT_EXPORTOP);
+	lazy = kernfs_create_lazy_dir_ns(top, "lazy", 0755, GLOBAL_ROOT_UID,
+					 GLOBAL_ROOT_GID, (void *)&fail_with,
+					 NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(lazy));
+	kernfs_activate(top);
+	mnt = kernfs_guide_test_mount(test, NULL);
+	eops = mnt->mnt_sb->s_export_op;
+	KUNIT_ASSERT_TRUE(test, exportfs_can_decode_fh(eops));
+
+	/* What name_to_handle_at() does */
+	KUNIT_ASSERT_EQ(test, vfs_path_lookup(mnt->mnt_root, mnt, "lazy", 0,
+					      &path), 0);
+	KUNIT_EXPECT_EQ(test, eops->encode_fh(d_inode(path.dentry), (u32 *)&fh,
+					      &len, NULL), FILEID_KERNFS);
+	path_put(&path);
+	KUNIT_EXPECT_EQ(test, fh, lazy->id);
+	KUNIT_EXPECT_EQ(test, seen->populate_calls, 0);
+
+	/* What open_by_handle_at() does, after its permission checks */
+	dentry = eops->fh_to_dentry(mnt->mnt_sb, (struct fid *)&fh, len,
+				    FILEID_KERNFS);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(dentry));
+	KUNIT_EXPECT_PTR_EQ(test, d_inode(dentry)->i_private, (void *)lazy);
+	KUNIT_EXPECT_EQ(test, seen->populate_calls, 0);
+
+	/* A lookup in the directory found by handle populates it. */
+	ret = vfs_path_lookup(dentry, mnt, "a", 0, &path);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	if (!ret)
+		path_put(&path);
+	dput(dentry);
+	KUNIT_EXPECT_EQ(test, seen->populate_calls, 1);
+}
+
 static struct kunit_case kernfs_guide_test_cases[] = {
 	KUNIT_CASE(kernfs_guide_test_open_file_works_again_after_show),
 	KUNIT_CASE(kernfs_guide_test_released_file_stays_dead_after_show),
@@ -1576,6 +1634,7 @@ static struct kunit_case kernfs_guide_test_cases[] = {
 	KUNIT_CASE(kernfs_guide_test_rename_ns_makes_cycle),
 	KUNIT_CASE(kernfs_guide_test_second_mmap_other_vm_ops_einval),
 	KUNIT_CASE(kernfs_guide_test_ns_mount_sees_only_its_tag),
+	KUNIT_CASE(kernfs_guide_test_handle_decoded_without_populate),
 	{}
 };
 
