@@ -8,8 +8,12 @@
 #include <kunit/test.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/exportfs.h>
+#include <linux/fdtable.h>
 #include <linux/fs_context.h>
+#include <linux/kallsyms.h>
 #include <linux/kernfs.h>
+#include <linux/kprobes.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/mount.h>
@@ -39,6 +43,16 @@ struct kernfs_guide_test_seen {
 	int vma_fault;
 	int vma_page_mkwrite;
 	int vma_access;
+	int mmap_calls;
+	int mkdir_calls;		/* and what each of these saw */
+	int mkdir_active;		/* the parent's kn->active */
+	bool mkdir_locked;		/* the parent's inode locked */
+	int mkdir_path_len;		/* kernfs_path() of the parent */
+	int rmdir_calls;
+	bool rmdir_locked;		/* the parent's and the victim's */
+	int rename_calls;
+	bool rename_locked;		/* both parents' inodes */
+	bool rename_mutex_locked;	/* the sb's s_vfs_rename_mutex */
 	size_t read_count;		/* what ->read was asked for */
 	bool read_into_prealloc;	/* ... into of->prealloc_buf */
 };
@@ -109,10 +123,34 @@ static const struct vm_operations_struct kernfs_guide_test_vm_ops = {
 	.access		= kernfs_guide_test_vma_access,
 };
 
+/* A second set, and a third with a close method, which kernfs refuses. */
+static const struct vm_operations_struct kernfs_guide_test_vm_ops_b = {
+	.fault		= kernfs_guide_test_vma_fault,
+};
+
+static void kernfs_guide_test_vma_close(struct vm_area_struct *vma)
+{
+}
+
+static const struct vm_operations_struct kernfs_guide_test_vm_ops_close = {
+	.fault		= kernfs_guide_test_vma_fault,
+	.close		= kernfs_guide_test_vma_close,
+};
+
+/* The page offset of the mapping chooses the vm_ops: 0, 1 or 2 above. */
 static int kernfs_guide_test_mmap(struct kernfs_open_file *of,
 				  struct vm_area_struct *vma)
 {
-	vma->vm_ops = &kernfs_guide_test_vm_ops;
+	static const struct vm_operations_struct *const vm_ops[] = {
+		&kernfs_guide_test_vm_ops,
+		&kernfs_guide_test_vm_ops_b,
+		&kernfs_guide_test_vm_ops_close,
+	};
+
+	kernfs_guide_test_seen.mmap_calls++;
+	if (vma->vm_pgoff >= ARRAY_SIZE(vm_ops))
+		return -EINVAL;
+	vma->vm_ops = vm_ops[vma->vm_pgoff];
 	return 0;
 }
 
@@ -182,6 +220,82 @@ static struct kernfs_syscall_ops kernfs_guide_test_scops = {
 	.populate	= kernfs_guide_test_populate,
 };
 
+/*
+ * The superblock that the directory methods below look at: they check
+ * that the VFS locked the inodes of the nodes they are given.
+ */
+static struct super_block *kernfs_guide_test_sb;
+
+static bool kernfs_guide_test_inode_locked(struct kernfs_node *kn)
+{
+	struct inode *inode = ilookup(kernfs_guide_test_sb, kernfs_ino(kn));
+	bool locked = inode && inode_is_locked(inode);
+
+	iput(inode);
+	return locked;
+}
+
+/* kernfs_rename_ns(), which is not exported: see kernfs_guide_test_symbol(). */
+static int (*kernfs_guide_test_rename_ns)(struct kernfs_node *kn,
+					  struct kernfs_node *new_parent,
+					  const char *new_name,
+					  const void *new_ns);
+
+static int kernfs_guide_test_mkdir_op(struct kernfs_node *parent,
+				      const char *name, umode_t mode)
+{
+	struct kernfs_guide_test_seen *seen = &kernfs_guide_test_seen;
+	struct kernfs_node *kn;
+	char buf[16];
+
+	seen->mkdir_calls++;
+	seen->mkdir_active = atomic_read(&parent->active);
+	seen->mkdir_locked = kernfs_guide_test_inode_locked(parent);
+	/* kernfs_path() takes kernfs_rename_lock: not held either. */
+	seen->mkdir_path_len = kernfs_path(parent, buf, sizeof(buf));
+	/* Creating a node takes kernfs_rwsem: the method does not hold it. */
+	kn = kernfs_create_dir_ns(parent, name, mode, GLOBAL_ROOT_UID,
+				  GLOBAL_ROOT_GID, NULL, NULL);
+	if (IS_ERR(kn))
+		return PTR_ERR(kn);
+	kernfs_activate(kn);
+	return 0;
+}
+
+static int kernfs_guide_test_rmdir_op(struct kernfs_node *kn)
+{
+	struct kernfs_guide_test_seen *seen = &kernfs_guide_test_seen;
+
+	seen->rmdir_calls++;
+	seen->rmdir_locked = kernfs_guide_test_inode_locked(kn->parent) &&
+			     kernfs_guide_test_inode_locked(kn);
+	kernfs_break_active_protection(kn);
+	kernfs_remove(kn);
+	kernfs_unbreak_active_protection(kn);
+	return 0;
+}
+
+static int kernfs_guide_test_rename_op(struct kernfs_node *kn,
+				       struct kernfs_node *new_parent,
+				       const char *new_name)
+{
+	struct kernfs_guide_test_seen *seen = &kernfs_guide_test_seen;
+
+	seen->rename_calls++;
+	seen->rename_locked = kernfs_guide_test_inode_locked(kn->parent) &&
+			      kernfs_guide_test_inode_locked(new_parent);
+	seen->rename_mutex_locked =
+		mutex_is_locked(&kernfs_guide_test_sb->s_vfs_rename_mutex);
+	return kernfs_guide_test_rename_ns(kn, new_parent, new_name, NULL);
+}
+
+/* A second root's: mkdir(2), rmdir(2) and rename(2) reach these. */
+static struct kernfs_syscall_ops kernfs_guide_test_dir_scops = {
+	.mkdir		= kernfs_guide_test_mkdir_op,
+	.rmdir		= kernfs_guide_test_rmdir_op,
+	.rename		= kernfs_guide_test_rename_op,
+};
+
 static void kernfs_guide_test_fc_free(struct fs_context *fc)
 {
 	struct kernfs_fs_context *kfc = fc->fs_private;
@@ -220,6 +334,7 @@ static struct file_system_type kernfs_guide_test_fs_type = {
 struct kernfs_guide_test {
 	struct kernfs_root *root;
 	struct kernfs_node *top;
+	struct kernfs_root *root2;	/* a second root, if the case made one */
 	struct vfsmount *mnt[3];
 	int nr_mnt;
 };
@@ -336,7 +451,64 @@ static void kernfs_guide_test_exit(struct kunit *test)
 
 	while (t->nr_mnt)
 		kern_unmount(t->mnt[--t->nr_mnt]);
+	if (t->root2)
+		kernfs_destroy_root(t->root2);
 	kernfs_destroy_root(t->root);
+}
+
+/*
+ * Make the case's second root, with @scops and @flags, activated, and
+ * let the next mounts serve it; return its root node.
+ */
+static struct kernfs_node *kernfs_guide_test_root2(struct kunit *test,
+						   struct kernfs_syscall_ops *scops,
+						   unsigned int flags)
+{
+	struct kernfs_guide_test *t = test->priv;
+
+	t->root2 = kernfs_create_root(scops, flags, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t->root2));
+	kernfs_activate(kernfs_root_to_node(t->root2));
+	kernfs_guide_test_root = t->root2;
+	return kernfs_root_to_node(t->root2);
+}
+
+/*
+ * The address of a kernel function that is not exported, found as a
+ * kprobe finds it. Only the cases that show what a system call does
+ * before kernfs sees it, and what built-in callers of kernfs get, use
+ * it: a module that uses kernfs must not.
+ */
+static void *kernfs_guide_test_symbol(struct kunit *test, const char *name)
+{
+	struct kprobe kp = { .symbol_name = name };
+	char sym[KSYM_SYMBOL_LEN], want[KSYM_NAME_LEN + 8];
+	void *addr;
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	addr = kp.addr;
+	unregister_kprobe(&kp);
+	/* The start of the function itself, not a point inside it. */
+	sprint_symbol(sym, (unsigned long)addr);
+	snprintf(want, sizeof(want), "%s+0x0/", name);
+	KUNIT_ASSERT_TRUE_MSG(test, str_has_prefix(sym, want), "%s", sym);
+	return addr;
+}
+
+/* An fd of @mnt's root, in this thread's table, for the *at() calls. */
+static int kernfs_guide_test_root_fd(struct kunit *test, struct vfsmount *mnt)
+{
+	struct file *file;
+	int fd;
+
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	KUNIT_ASSERT_GE(test, fd, 0);
+	file = file_open_root_mnt(mnt, ".", O_RDONLY | O_DIRECTORY, 0);
+	if (IS_ERR(file))
+		put_unused_fd(fd);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
+	fd_install(fd, file);
+	return fd;
 }
 
 /* activation.rst: an open file of a seq_show-only file revives. */
@@ -1063,6 +1235,382 @@ static void kernfs_guide_test_rename_flags_refused_by_kernfs(struct kunit *test)
 	path_put(&path);
 }
 
+/* The system calls behind mkdir(2), rmdir(2) and rename(2). */
+struct kernfs_guide_test_syscalls {
+	int (*mkdirat)(int dfd, struct filename *name, umode_t mode);
+	int (*rmdir)(int dfd, struct filename *name);
+	int (*renameat2)(int olddfd, struct filename *from, int newdfd,
+			 struct filename *to, unsigned int flags);
+};
+
+static void kernfs_guide_test_syscalls(struct kunit *test,
+				       struct kernfs_guide_test_syscalls *sys)
+{
+	sys->mkdirat = kernfs_guide_test_symbol(test, "do_mkdirat");
+	sys->rmdir = kernfs_guide_test_symbol(test, "do_rmdir");
+	sys->renameat2 = kernfs_guide_test_symbol(test, "do_renameat2");
+	kernfs_guide_test_rename_ns = kernfs_guide_test_symbol(test,
+							       "kernfs_rename_ns");
+}
+
+static int kernfs_guide_test_rename(struct kernfs_guide_test_syscalls *sys,
+				    int fd, const char *from, int newfd,
+				    const char *to)
+{
+	return sys->renameat2(fd, getname_kernel(from), newfd,
+			      getname_kernel(to), 0);
+}
+
+/*
+ * directories.rst: mkdir(2), rmdir(2) and rename(2) call their methods
+ * with the inodes of the parents locked by the VFS (and of the removed
+ * directory; and the superblock's rename mutex, for a move between
+ * directories), an active reference on the parent, and no kernfs lock:
+ * the methods create, remove and rename nodes.
+ */
+static void kernfs_guide_test_dir_methods_run_under_vfs_inode_locks(struct kunit *test)
+{
+	struct kernfs_guide_test_seen *seen = &kernfs_guide_test_seen;
+	struct kernfs_guide_test_syscalls sys;
+	struct kernfs_node *top, *d1, *d2, *x, *kn;
+	struct vfsmount *mnt;
+	int fd;
+
+	kernfs_guide_test_syscalls(test, &sys);
+	top = kernfs_guide_test_root2(test, &kernfs_guide_test_dir_scops,
+				      KERNFS_ROOT_CREATE_DEACTIVATED);
+	d1 = kernfs_guide_test_dir(test, top, "d1");
+	d2 = kernfs_guide_test_dir(test, top, "d2");
+	x = kernfs_guide_test_dir(test, d1, "x");
+	kernfs_activate(top);
+	mnt = kernfs_guide_test_mount(test, NULL);
+	kernfs_guide_test_sb = mnt->mnt_sb;
+	fd = kernfs_guide_test_root_fd(test, mnt);
+
+	KUNIT_EXPECT_EQ(test, sys.mkdirat(fd, getname_kernel("d1/new"), 0755),
+			0);
+	KUNIT_EXPECT_EQ(test, seen->mkdir_calls, 1);
+	KUNIT_EXPECT_TRUE(test, seen->mkdir_locked);
+	KUNIT_EXPECT_EQ(test, seen->mkdir_active, 1);
+	KUNIT_EXPECT_EQ(test, seen->mkdir_path_len, 3);		/* "/d1" */
+	kn = kernfs_find_and_get(d1, "new");
+	KUNIT_EXPECT_NOT_NULL(test, kn);
+	kernfs_put(kn);
+
+	KUNIT_EXPECT_EQ(test, sys.rmdir(fd, getname_kernel("d1/new")), 0);
+	KUNIT_EXPECT_EQ(test, seen->rmdir_calls, 1);
+	KUNIT_EXPECT_TRUE(test, seen->rmdir_locked);
+	kn = kernfs_find_and_get(d1, "new");
+	KUNIT_EXPECT_NULL(test, kn);
+	kernfs_put(kn);
+
+	KUNIT_EXPECT_EQ(test, kernfs_guide_test_rename(&sys, fd, "d1/x", fd,
+						       "d2/y"), 0);
+	KUNIT_EXPECT_EQ(test, seen->rename_calls, 1);
+	KUNIT_EXPECT_TRUE(test, seen->rename_locked);
+	KUNIT_EXPECT_TRUE(test, seen->rename_mutex_locked);
+	KUNIT_EXPECT_PTR_EQ(test, x->parent, d2);
+	KUNIT_EXPECT_STREQ(test, x->name, "y");
+
+	/* Outside the calls, the same checks find nothing locked. */
+	KUNIT_EXPECT_FALSE(test, kernfs_guide_test_inode_locked(d1));
+	KUNIT_EXPECT_FALSE(test, kernfs_guide_test_inode_locked(d2));
+	KUNIT_EXPECT_FALSE(test,
+			   mutex_is_locked(&mnt->mnt_sb->s_vfs_rename_mutex));
+
+	close_fd(fd);
+	flush_delayed_fput();
+}
+
+/*
+ * directories.rst: rename(2) of a directory into its own subtree fails
+ * with EINVAL, and from one mount to another (another root, or another
+ * mount of the same superblock) with EXDEV, before kernfs is called.
+ */
+static void kernfs_guide_test_vfs_refuses_rename_into_subdir_and_across_mounts(struct kunit *test)
+{
+	struct kernfs_guide_test *t = test->priv;
+	struct kernfs_guide_test_syscalls sys;
+	struct vfsmount *mnt, *mnt_again, *mnt_other;
+	struct kernfs_node *top, *d1;
+	int fd, fd_again, fd_other;
+
+	kernfs_guide_test_syscalls(test, &sys);
+	kernfs_guide_test_file(test, t->top, "plain",
+			       &kernfs_guide_test_show_ops);
+	kernfs_activate(t->top);
+	mnt_other = kernfs_guide_test_mount(test, NULL);
+	top = kernfs_guide_test_root2(test, &kernfs_guide_test_dir_scops,
+				      KERNFS_ROOT_CREATE_DEACTIVATED);
+	d1 = kernfs_guide_test_dir(test, top, "d1");
+	kernfs_guide_test_dir(test, d1, "x");
+	kernfs_activate(top);
+	mnt = kernfs_guide_test_mount(test, NULL);
+	mnt_again = kernfs_guide_test_mount(test, NULL);
+	KUNIT_EXPECT_PTR_EQ(test, mnt->mnt_sb, mnt_again->mnt_sb);
+	kernfs_guide_test_sb = mnt->mnt_sb;
+	fd = kernfs_guide_test_root_fd(test, mnt);
+	fd_again = kernfs_guide_test_root_fd(test, mnt_again);
+	fd_other = kernfs_guide_test_root_fd(test, mnt_other);
+
+	KUNIT_EXPECT_EQ(test, kernfs_guide_test_rename(&sys, fd, "d1", fd,
+						       "d1/x/d1"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kernfs_guide_test_rename(&sys, fd, "d1",
+						       fd_other, "d1"), -EXDEV);
+	KUNIT_EXPECT_EQ(test, kernfs_guide_test_rename(&sys, fd, "d1",
+						       fd_again, "d2"), -EXDEV);
+	KUNIT_EXPECT_EQ(test, kernfs_guide_test_seen.rename_calls, 0);
+
+	/* Within one mount, the same move reaches the method. */
+	KUNIT_EXPECT_EQ(test, kernfs_guide_test_rename(&sys, fd, "d1", fd,
+						       "d2"), 0);
+	KUNIT_EXPECT_EQ(test, kernfs_guide_test_seen.rename_calls, 1);
+	KUNIT_EXPECT_STREQ(test, d1->name, "d2");
+
+	close_fd(fd_other);
+	close_fd(fd_again);
+	close_fd(fd);
+	flush_delayed_fput();
+}
+
+/*
+ * directories.rst: kernfs_rename_ns() moves a directory into its own
+ * child: the two become each other's parent, out of the tree. Moved
+ * back, with a new name, the node has a new copy of its name, which
+ * kernfs_path() of its child shows.
+ */
+static void kernfs_guide_test_rename_ns_makes_cycle(struct kunit *test)
+{
+	struct kernfs_guide_test *t = test->priv;
+	struct kernfs_node *a, *b, *kn;
+	const char *old_name;
+	char buf[8];
+
+	kernfs_guide_test_rename_ns = kernfs_guide_test_symbol(test,
+							       "kernfs_rename_ns");
+	a = kernfs_guide_test_dir(test, t->top, "a");
+	b = kernfs_guide_test_dir(test, a, "b");
+	kernfs_activate(t->top);
+
+	KUNIT_EXPECT_EQ(test, kernfs_guide_test_rename_ns(a, b, "a", NULL), 0);
+	KUNIT_EXPECT_PTR_EQ(test, a->parent, b);
+	KUNIT_EXPECT_PTR_EQ(test, b->parent, a);
+	kn = kernfs_find_and_get(t->top, "a");
+	KUNIT_EXPECT_NULL(test, kn);
+	kernfs_put(kn);
+
+	old_name = a->name;
+	KUNIT_EXPECT_EQ(test, kernfs_guide_test_rename_ns(a, t->top, "c", NULL),
+			0);
+	KUNIT_EXPECT_PTR_EQ(test, a->parent, t->top);
+	KUNIT_EXPECT_PTR_EQ(test, b->parent, a);
+	KUNIT_EXPECT_PTR_NE(test, a->name, old_name);
+	KUNIT_EXPECT_STREQ(test, a->name, "c");
+	/* What a reader should use: a copy made under kernfs_rename_lock */
+	KUNIT_EXPECT_EQ(test, kernfs_path(b, buf, sizeof(buf)), 4);
+	KUNIT_EXPECT_STREQ(test, buf, "/c/b");
+}
+
+/* A mapping of @file at page @pgoff, or the error. */
+static long kernfs_guide_test_map(struct file *file, unsigned long pgoff)
+{
+	return vm_mmap(file, 0, PAGE_SIZE, PROT_READ, MAP_SHARED,
+		       pgoff << PAGE_SHIFT);
+}
+
+/*
+ * files.rst: the first mmap() of an open file fixes its vm_ops; a later
+ * one that installs others fails with -EINVAL, after ->mmap ran. Another
+ * open of the file chooses again. A vm_ops with close is refused.
+ */
+static void kernfs_guide_test_second_mmap_other_vm_ops_einval(struct kunit *test)
+{
+	struct kernfs_guide_test *t = test->priv;
+	struct file *file[3];
+	unsigned long first;
+	struct vfsmount *mnt;
+	long addr[2];
+	int i;
+
+	kernfs_guide_test_file(test, t->top, "map",
+			       &kernfs_guide_test_mmap_ops);
+	kernfs_activate(t->top);
+	mnt = kernfs_guide_test_mount(test, NULL);
+	for (i = 0; i < ARRAY_SIZE(file); i++)
+		file[i] = kernfs_guide_test_open(test, mnt, "map", O_RDONLY);
+
+	/* kunit_vm_mmap() gives the case an mm; the rest use vm_mmap() */
+	first = kunit_vm_mmap(test, file[0], 0, PAGE_SIZE, PROT_READ,
+			      MAP_SHARED, 0);
+	KUNIT_ASSERT_TRUE(test, first && !IS_ERR_VALUE(first));
+	KUNIT_EXPECT_EQ(test, kernfs_guide_test_map(file[0], 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kernfs_guide_test_seen.mmap_calls, 2);
+	addr[0] = kernfs_guide_test_map(file[0], 0);
+	KUNIT_EXPECT_FALSE(test, IS_ERR_VALUE(addr[0]));
+
+	addr[1] = kernfs_guide_test_map(file[1], 1);
+	KUNIT_EXPECT_FALSE(test, IS_ERR_VALUE(addr[1]));
+
+	KUNIT_EXPECT_EQ(test, kernfs_guide_test_map(file[2], 2), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kernfs_guide_test_seen.mmap_calls, 5);
+
+	vm_munmap(first, PAGE_SIZE);
+	for (i = 0; i < ARRAY_SIZE(addr); i++)
+		if (!IS_ERR_VALUE(addr[i]))
+			vm_munmap(addr[i], PAGE_SIZE);
+	for (i = 0; i < ARRAY_SIZE(file); i++)
+		__fput_sync(file[i]);
+	flush_delayed_fput();
+}
+
+/* The entries of directory @path of @mnt, by readdir, in @l. */
+static void kernfs_guide_test_list_path(struct kunit *test,
+					struct vfsmount *mnt, const char *path,
+					struct kernfs_guide_test_lister *l)
+{
+	struct file *file;
+
+	memset(l, 0, sizeof(*l));
+	l->stop_after = -1;
+	l->remove_at = -1;
+	file = kernfs_guide_test_open(test, mnt, path, O_RDONLY | O_DIRECTORY);
+	kernfs_guide_test_list(file, l);
+	__fput_sync(file);
+}
+
+static int kernfs_guide_test_lookup_ino(struct kunit *test,
+					struct vfsmount *mnt, const char *name,
+					u64 *ino)
+{
+	struct kstat st;
+	struct path path;
+	int ret;
+
+	ret = vfs_path_lookup(mnt->mnt_root, mnt, name, 0, &path);
+	if (ret)
+		return ret;
+	ret = vfs_getattr(&path, &st, STATX_BASIC_STATS,
+			  AT_STATX_SYNC_AS_STAT);
+	path_put(&path);
+	*ino = st.ino;
+	return ret;
+}
+
+/*
+ * notify.rst: in a namespaced directory, a mount sees the children with
+ * its superblock's tag, in lookup and in readdir; two children may have
+ * one name with different tags.
+ */
+static void kernfs_guide_test_ns_mount_sees_only_its_tag(struct kunit *test)
+{
+	static const int tag[2];
+	struct kernfs_guide_test *t = test->priv;
+	struct kernfs_guide_test_lister *l;
+	struct kernfs_node *net, *x[2], *kn;
+	struct vfsmount *mnt[2];
+	u64 ino;
+	int i;
+
+	l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	net = kernfs_guide_test_dir(test, t->top, "net");
+	kernfs_enable_ns(net);
+	for (i = 0; i < ARRAY_SIZE(tag); i++) {
+		x[i] = __kernfs_create_file(net, "x", S_IFREG | 0444,
+					    GLOBAL_ROOT_UID, GLOBAL_ROOT_GID,
+					    0, &kernfs_guide_test_show_ops,
+					    NULL, &tag[i], NULL);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(x[i]));
+	}
+	kn = __kernfs_create_file(net, "only1", S_IFREG | 0444,
+				  GLOBAL_ROOT_UID, GLOBAL_ROOT_GID, 0,
+				  &kernfs_guide_test_show_ops, NULL, &tag[1],
+				  NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(kn));
+	kernfs_activate(t->top);
+
+	for (i = 0; i < ARRAY_SIZE(tag); i++) {
+		mnt[i] = kernfs_guide_test_mount(test, &tag[i]);
+		KUNIT_EXPECT_EQ(test, kernfs_guide_test_lookup_ino(test, mnt[i],
+								   "net/x",
+								   &ino), 0);
+		KUNIT_EXPECT_EQ(test, ino, kernfs_ino(x[i]));
+		kernfs_guide_test_list_path(test, mnt[i], "net", l);
+		/* readdir goes in hash order: count, do not index */
+		KUNIT_EXPECT_EQ(test, l->n, i + 1);
+		KUNIT_EXPECT_EQ(test, kernfs_guide_test_count(l, "x"), 1);
+		KUNIT_EXPECT_EQ(test, kernfs_guide_test_count(l, "only1"), i);
+	}
+	KUNIT_EXPECT_EQ(test, kernfs_guide_test_lookup_ino(test, mnt[0],
+							   "net/only1", &ino),
+			-ENOENT);
+	KUNIT_EXPECT_EQ(test, kernfs_guide_test_lookup_ino(test, mnt[1],
+							   "net/only1", &ino),
+			0);
+
+	/* In the kernel, the tag is an argument. */
+	kn = kernfs_find_and_get_ns(net, "x", &tag[1]);
+	KUNIT_EXPECT_PTR_EQ(test, kn, x[1]);
+	kernfs_put(kn);
+}
+
+/*
+ * inodes.rst, lazy.rst: only a root with KERNFS_ROOT_SUPPORT_EXPORTOP
+ * decodes file handles; decoding one of a lazy directory finds it by id
+ * and does not populate it. A lookup in it then does.
+ */
+static void kernfs_guide_test_handle_decoded_without_populate(struct kunit *test)
+{
+	static const int fail_with;
+	struct kernfs_guide_test_seen *seen = &kernfs_guide_test_seen;
+	const struct export_operations *eops;
+	struct kernfs_node *top, *lazy;
+	struct vfsmount *mnt;
+	struct dentry *dentry;
+	struct path path;
+	int len = 2, ret;
+	u64 fh;
+
+	mnt = kernfs_guide_test_mount(test, NULL);
+	KUNIT_EXPECT_FALSE(test, exportfs_can_decode_fh(mnt->mnt_sb->s_export_op));
+
+	top = kernfs_guide_test_root2(test, &kernfs_guide_test_scops,
+				      KERNFS_ROOT_CREATE_DEACTIVATED |
+				      KERNFS_ROOT_SUPPORT_EXPORTOP);
+	lazy = kernfs_create_lazy_dir_ns(top, "lazy", 0755, GLOBAL_ROOT_UID,
+					 GLOBAL_ROOT_GID, (void *)&fail_with,
+					 NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(lazy));
+	kernfs_activate(top);
+	mnt = kernfs_guide_test_mount(test, NULL);
+	eops = mnt->mnt_sb->s_export_op;
+	KUNIT_ASSERT_TRUE(test, exportfs_can_decode_fh(eops));
+
+	/* What name_to_handle_at() does */
+	KUNIT_ASSERT_EQ(test, vfs_path_lookup(mnt->mnt_root, mnt, "lazy", 0,
+					      &path), 0);
+	KUNIT_EXPECT_EQ(test, eops->encode_fh(d_inode(path.dentry), (u32 *)&fh,
+					      &len, NULL), FILEID_KERNFS);
+	path_put(&path);
+	KUNIT_EXPECT_EQ(test, fh, lazy->id);
+	KUNIT_EXPECT_EQ(test, seen->populate_calls, 0);
+
+	/* What open_by_handle_at() does, after its permission checks */
+	dentry = eops->fh_to_dentry(mnt->mnt_sb, (struct fid *)&fh, len,
+				    FILEID_KERNFS);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(dentry));
+	KUNIT_EXPECT_PTR_EQ(test, d_inode(dentry)->i_private, (void *)lazy);
+	KUNIT_EXPECT_EQ(test, seen->populate_calls, 0);
+
+	/* A lookup in the directory found by handle populates it. */
+	ret = vfs_path_lookup(dentry, mnt, "a", 0, &path);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	if (!ret)
+		path_put(&path);
+	dput(dentry);
+	KUNIT_EXPECT_EQ(test, seen->populate_calls, 1);
+}
+
 static struct kunit_case kernfs_guide_test_cases[] = {
 	KUNIT_CASE(kernfs_guide_test_open_file_works_again_after_show),
 	KUNIT_CASE(kernfs_guide_test_released_file_stays_dead_after_show),
@@ -1081,6 +1629,12 @@ static struct kunit_case kernfs_guide_test_cases[] = {
 	KUNIT_CASE(kernfs_guide_test_setgid_parent_group_only_with_iattr),
 	KUNIT_CASE(kernfs_guide_test_user_xattr_get_enodata_set_eopnotsupp),
 	KUNIT_CASE(kernfs_guide_test_rename_flags_refused_by_kernfs),
+	KUNIT_CASE(kernfs_guide_test_dir_methods_run_under_vfs_inode_locks),
+	KUNIT_CASE(kernfs_guide_test_vfs_refuses_rename_into_subdir_and_across_mounts),
+	KUNIT_CASE(kernfs_guide_test_rename_ns_makes_cycle),
+	KUNIT_CASE(kernfs_guide_test_second_mmap_other_vm_ops_einval),
+	KUNIT_CASE(kernfs_guide_test_ns_mount_sees_only_its_tag),
+	KUNIT_CASE(kernfs_guide_test_handle_decoded_without_populate),
 	{}
 };
 
