@@ -22,7 +22,9 @@ and for the kernfs nodes of module load, which are few), then steps
 that grow by a sixteenth, until the operation completes without
 reaching N. From the stack each injected failure logs, it names the
 allocation that failed (failslab.failed_site()), and writes the first
-N that reached each site to $KFE_OUT/fault-sites.json. KFE_FAULTS,
+N that reached each site to $KFE_OUT/fault-sites.json.
+KFE_FAULT_SWEEP="DENSE,STEP" sweeps every N up to DENSE, then in steps
+that grow by 1/STEP, and writes the table the same way. KFE_FAULTS,
 a list of this suite's case names, runs only those (and a full sweep
 then writes their sites into the table as it was).
 
@@ -52,6 +54,12 @@ TRACEFS = "/sys/kernel/tracing"
 MNT = os.environ["KFE_MNT"]
 TOP = os.environ["KFE_TOP"]
 FULL = os.environ.get("KFE_STRESS") == "full"
+# Sweep every N up to a number, then in steps that grow by a fraction:
+# make stress sweeps (400, 1/16); KFE_FAULT_SWEEP="DENSE,STEP" sweeps
+# the same way with other numbers, for a quicker table.
+SWEEP = ((400, 16) if FULL else
+         tuple(int(n) for n in os.environ["KFE_FAULT_SWEEP"].split(","))
+         if "KFE_FAULT_SWEEP" in os.environ else None)
 LIMIT = 20000
 
 s = Suite("kfe_faults")
@@ -67,12 +75,12 @@ ONLY = os.environ.get("KFE_FAULTS", "").split()
 NEAR = 8    # how far from its number a site is looked for
 
 
-def nths(dense):
-    """1, 2, ... DENSE, then steps that grow by a sixteenth."""
+def nths(dense, step):
+    """1, 2, ... DENSE, then steps that grow by 1/STEP."""
     n = 1
     while n <= LIMIT:
         yield n
-        n += 1 if n < dense else n // 16
+        n += 1 if n < dense else n // step
 
 
 def sweep(name, setup, attempt, check, teardown, dense=400):
@@ -103,8 +111,9 @@ def sweep(name, setup, attempt, check, teardown, dense=400):
             sites.setdefault(failed_site(records) or "(not logged)", n)
         return reached
 
-    if FULL:
-        for n in nths(dense):
+    if SWEEP:
+        for n in nths(dense if dense == LIMIT else min(dense, SWEEP[0]),
+                      SWEEP[1]):
             if not at(n):
                 break
         else:
