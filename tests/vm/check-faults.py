@@ -325,39 +325,38 @@ def shown_options():
 
 
 def remount_sweep():
-    """remount uid=5,gid=6 applies whole or not at all: a failed one
-    leaves every node's owner and /proc/mounts as they were. kfe_synth
-    is loaded afresh for each attempt, so that its nodes have no iattrs
-    yet and the remount must allocate one for each."""
+    """remount uid=5,gid=6,mode=0750 applies whole or not at all: a
+    failed one leaves every node's owner, the root's mode and
+    /proc/mounts as they were. The module allocates nothing for it:
+    kernfs_root_set_owner() needs nothing per node, and the root's
+    iattr, which mode= needs, exists since the first mount; what fails
+    is the VFS's side of the remount."""
     synth = os.path.join(MNT, "synth")
     before = shown_options()
 
-    def setup():
-        need(run("insmod", os.path.join(TOP, "kfe_synth.ko"),
-                 "nr_systems=1", "nr_events=2").returncode == 0, "insmod")
-
-    def owned():
+    def state():
         st = os.lstat(MNT)
-        return owners(synth) | {(st.st_uid, st.st_gid)}
+        return owners(synth) | {(st.st_uid, st.st_gid)}, st.st_mode & 0o777
 
     def check(err, records):
         if err:
             need(err == errno.ENOMEM, f"errno {errno.errorcode[err]}")
             need(shown_options() == before, "/proc/mounts changed")
-            need(owned() == {(0, 0)}, "a failed remount changed owners")
+            need(state() == ({(0, 0)}, 0o700),
+                 "a failed remount changed owners or the mode")
         else:
-            need(owned() == {(5, 6)}, "owners not all 5:6")
+            need(state() == ({(5, 6)}, 0o750), "owners not all 5:6")
 
-    def teardown():
-        remount("uid=0,gid=0")
-        need(run("rmmod", "kfe_synth").returncode == 0, "rmmod")
-
+    need(run("insmod", os.path.join(TOP, "kfe_synth.ko"), "nr_systems=1",
+             "nr_events=2").returncode == 0, "insmod")
     try:
-        failures, _ = sweep("remount", setup, lambda: remount("uid=5,gid=6"),
-                            check, teardown)
+        failures, _ = sweep("remount", lambda: None,
+                            lambda: remount("uid=5,gid=6,mode=0750"), check,
+                            lambda: remount("uid=0,gid=0,mode=0700"))
         need(failures > 0, "no failure injected")
     finally:
-        remount("uid=0,gid=0")
+        remount("uid=0,gid=0,mode=0700")
+        need(run("rmmod", "kfe_synth").returncode == 0, "rmmod")
 
 
 INST = os.path.join(TRACEFS, "instances", "kfe_faults")
