@@ -33,7 +33,11 @@ that table as a full sweep wrote it, and then once more with no failure
 reached: each operation's every site, at one number each. A number can
 move by a few allocations between boots (an xarray grows, a cache is
 warm): a site not reached at its number is looked for at the numbers
-next to it, and the check fails if it is not found there.
+next to it, and the check fails if it is not found there, unless the
+table lists it as state-dependent, with the reason: a site of the
+kernel's own that is reached only in some states (vmalloc allocates a
+vmap_area only when its per-node pool has none of the size), which the
+check names when it is not reached.
 """
 import ctypes
 import errno
@@ -70,6 +74,9 @@ SITES = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                      "fault-sites.json")
 with open(SITES) as f:
     TABLE = json.load(f)
+# Sites that an operation reaches only in some states of the kernel,
+# each with the reason: not reaching one is reported, not failed.
+VARIES = TABLE.get("state-dependent", {})
 FOUND = dict(TABLE)  # the table a full sweep writes
 ONLY = os.environ.get("KFE_FAULTS", "").split()
 NEAR = 8    # how far from its number a site is looked for
@@ -132,11 +139,16 @@ def sweep(name, setup, attempt, check, teardown, dense=400):
                 if site in sites or m < 1:
                     continue
                 at(m)
-        missing = sorted(set(want) - set(sites))
-        need(not missing, f"{name}: sites not reached within {NEAR} of "
-             f"their numbers: {missing}")
     for site, n in sorted(sites.items(), key=lambda i: i[1]):
         print(f"# {name}: N={n} fails {site}", file=sys.stderr)
+    if not SWEEP:
+        varies = VARIES.get(name, {})
+        for site in sorted(set(varies) - set(sites)):
+            print(f"# {name}: not reached: {site}: {varies[site]}",
+                  file=sys.stderr)
+        missing = sorted(set(want) - set(sites) - set(varies))
+        need(not missing, f"{name}: sites not reached within {NEAR} of "
+             f"their numbers: {missing}")
     named = (f", {unrecorded} times the mirror left out what the "
              f"module's warning named" if unrecorded else "")
     print(f"# {name}: {failures} injected failures returned an errno"
