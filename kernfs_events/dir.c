@@ -27,11 +27,11 @@
  * @kn: its kernfs node
  * @parent: the directory above, or NULL for an events root
  * @children: the directories below, on their @sibling
- * @sibling: entry in the parent's @children, or in kfe_roots
+ * @sibling: entry in the parent's @children; empty for an events root
  * @entries: the table the files were built from
  * @nr_entries: its length
  * @data: the data passed to each entry's callback
- * @subdirs: creates the subdirectories of a lazy directory, or NULL
+ * @subdirs: the subdirectories of a lazy directory, or NULL
  * @dying: kfe_remove_dir() has begun to remove it
  * @files: the node of each entry, or NULL if its callback left it out
  *	or the directory is lazy and not populated yet
@@ -44,7 +44,7 @@ struct kfe_dir {
 	const struct kfe_entry	*entries;
 	int			nr_entries;
 	void			*data;
-	kfe_subdirs_fn		subdirs;
+	const struct kfe_subdirs *subdirs;
 	bool			dying;
 	struct kernfs_node	*files[] __counted_by(nr_entries);
 };
@@ -58,7 +58,6 @@ static struct lock_class_key kfe_active_key;
 
 /* Protects the links between kfe_dirs, not the kernfs nodes. */
 static DEFINE_MUTEX(kfe_tree_lock);
-static LIST_HEAD(kfe_roots);
 
 /*
  * Held for reading while a lazy directory is populated, for writing while
@@ -137,13 +136,12 @@ static int kfe_dir_create_files(struct kfe_dir *dir,
 	struct kernfs_node *kn;
 	int i;
 
-	lockdep_assert_held_read(&kfe_options_rwsem);
 	for (i = 0; i < dir->nr_entries; i++) {
 		if (!specs[i].ops)
 			continue;
 		kn = __kernfs_create_file(dir->kn, dir->entries[i].name,
-					  specs[i].mode, kfe_opts.uid,
-					  kfe_opts.gid, 0, specs[i].ops,
+					  specs[i].mode, GLOBAL_ROOT_UID,
+					  GLOBAL_ROOT_GID, 0, specs[i].ops,
 					  specs[i].data, NULL, &kfe_active_key);
 		if (IS_ERR(kn))
 			return PTR_ERR(kn);
@@ -192,18 +190,15 @@ static void kfe_dir_depopulate(struct kfe_dir *dir)
 	}
 	mutex_unlock(&kfe_tree_lock);
 
-	/* A remount walks the files under kfe_options_rwsem. */
-	down_read(&kfe_options_rwsem);
 	for (i = 0; i < dir->nr_entries; i++)
 		dir->files[i] = NULL;
-	up_read(&kfe_options_rwsem);
 }
 
 /**
  * kfe_dir_populate - kernfs's populate callback for a lazy directory
  * @kn: the directory, whose priv is its &struct kfe_dir
  *
- * Creates the directory's files, then lets @subdirs create its
+ * Creates the directory's files, then lets its subdirs->create() make its
  * subdirectories. kernfs calls this once, holding an active reference
  * on @kn, before anyone can see the children.
  *
@@ -227,17 +222,30 @@ int kfe_dir_populate(struct kernfs_node *kn)
 		if (pos->dying)
 			goto out;
 
-	down_read(&kfe_options_rwsem);
 	ret = kfe_dir_create_files(dir, specs);
-	up_read(&kfe_options_rwsem);
 	if (!ret && dir->subdirs)
-		ret = dir->subdirs(dir, dir->data);
+		ret = dir->subdirs->create(dir, dir->data);
 	if (ret)
 		kfe_dir_depopulate(dir);
 out:
 	up_read(&kfe_populate_rwsem);
 	kfree(specs);
 	return ret;
+}
+
+/**
+ * kfe_dir_nr_subdirs - kernfs's nr_subdirs callback for a lazy directory
+ * @kn: the directory, not populated yet, whose priv is its &struct kfe_dir
+ *
+ * kernfs holds an active reference on @kn, which keeps the data alive.
+ *
+ * Return: the number of subdirectories its population would make now.
+ */
+unsigned int kfe_dir_nr_subdirs(struct kernfs_node *kn)
+{
+	struct kfe_dir *dir = kn->priv;
+
+	return dir->subdirs ? dir->subdirs->count(dir->data) : 0;
 }
 
 static int kfe_check_entries(const struct kfe_entry *entries, int nr_entries)
@@ -259,7 +267,8 @@ static struct kfe_dir *kfe_dir_create(const char *name,
 				      struct kfe_dir *parent,
 				      const struct kfe_entry *entries,
 				      int nr_entries, void *data,
-				      kfe_subdirs_fn subdirs, bool lazy)
+				      const struct kfe_subdirs *subdirs,
+				      bool lazy)
 {
 	struct kfe_file_spec *specs = NULL;
 	struct kernfs_node *kn;
@@ -279,6 +288,7 @@ static struct kfe_dir *kfe_dir_create(const char *name,
 	dir->subdirs = subdirs;
 	dir->parent = parent;
 	INIT_LIST_HEAD(&dir->children);
+	INIT_LIST_HEAD(&dir->sibling);
 
 	if (!lazy) {
 		specs = kfe_dir_query_files(dir);
@@ -288,15 +298,14 @@ static struct kfe_dir *kfe_dir_create(const char *name,
 		}
 	}
 
-	/* A remount waits until the directory is built and linked. */
-	down_read(&kfe_options_rwsem);
 	if (lazy)
 		kn = kernfs_create_lazy_dir_ns(parent_kn, name, 0755,
-					       kfe_opts.uid, kfe_opts.gid,
+					       GLOBAL_ROOT_UID, GLOBAL_ROOT_GID,
 					       dir, NULL);
 	else
-		kn = kernfs_create_dir_ns(parent_kn, name, 0755, kfe_opts.uid,
-					  kfe_opts.gid, dir, NULL);
+		kn = kernfs_create_dir_ns(parent_kn, name, 0755,
+					  GLOBAL_ROOT_UID, GLOBAL_ROOT_GID,
+					  dir, NULL);
 	if (IS_ERR(kn)) {
 		ret = PTR_ERR(kn);
 		goto out_free;
@@ -307,10 +316,11 @@ static struct kfe_dir *kfe_dir_create(const char *name,
 	if (ret)
 		goto out_remove;
 
-	mutex_lock(&kfe_tree_lock);
-	list_add_tail(&dir->sibling, parent ? &parent->children : &kfe_roots);
-	mutex_unlock(&kfe_tree_lock);
-	up_read(&kfe_options_rwsem);
+	if (parent) {
+		mutex_lock(&kfe_tree_lock);
+		list_add_tail(&dir->sibling, &parent->children);
+		mutex_unlock(&kfe_tree_lock);
+	}
 	kfree(specs);
 
 	kernfs_activate(kn);
@@ -320,7 +330,6 @@ out_remove:
 	/* Never activated: no reader saw it, no operation can be in flight. */
 	kernfs_remove(kn);
 out_free:
-	up_read(&kfe_options_rwsem);
 	kfree(specs);
 	kfree(dir);
 	return ERR_PTR(ret);
@@ -362,8 +371,7 @@ EXPORT_SYMBOL_GPL(kfe_create_events_root);
  * @entries: the files it may contain; must outlive the directory
  * @nr_entries: the number of @entries
  * @data: passed to each entry's callback and to @subdirs
- * @subdirs: creates the subdirectories when the directory is populated;
- *	NULL for none
+ * @subdirs: makes and counts the subdirectories; NULL for none
  *
  * As kfe_create_lazy_dir(), for a directory with no &struct kfe_dir
  * above it.
@@ -374,7 +382,7 @@ struct kfe_dir *kfe_create_lazy_events_root(const char *name,
 					    struct kernfs_node *parent,
 					    const struct kfe_entry *entries,
 					    int nr_entries, void *data,
-					    kfe_subdirs_fn subdirs)
+					    const struct kfe_subdirs *subdirs)
 {
 	return kfe_dir_create(name, parent ?: kfe_root_node(), NULL, entries,
 			      nr_entries, data, subdirs, true);
@@ -419,14 +427,14 @@ EXPORT_SYMBOL_GPL(kfe_create_dir);
  * @entries: the files it may contain; must outlive the directory
  * @nr_entries: the number of @entries
  * @data: passed to each entry's callback and to @subdirs
- * @subdirs: creates the subdirectories when the directory is populated;
- *	NULL for none
+ * @subdirs: makes and counts the subdirectories; NULL for none
  *
  * Like kfe_create_dir(), but the directory appears empty of nodes: its
  * files, and the subdirectories that @subdirs creates with the kfe_create
  * calls, are made when someone first looks into it (a lookup, a readdir,
- * a stat, or kfe_dir_file()). Until then it costs one kernfs node and its
- * &struct kfe_dir. The entry callbacks and @subdirs then run in the
+ * or kfe_dir_file()); a stat() reports the link count that @subdirs
+ * counts, without making them. Until then it costs one kernfs node and
+ * its &struct kfe_dir. The entry callbacks and @subdirs then run in the
  * context of that access; if one fails, the access fails with its error,
  * nothing it made is left, and the next access tries again. The entries'
  * names are checked here, so only a callback's error can appear later.
@@ -441,7 +449,7 @@ EXPORT_SYMBOL_GPL(kfe_create_dir);
 struct kfe_dir *kfe_create_lazy_dir(const char *name, struct kfe_dir *parent,
 				    const struct kfe_entry *entries,
 				    int nr_entries, void *data,
-				    kfe_subdirs_fn subdirs)
+				    const struct kfe_subdirs *subdirs)
 {
 	if (!parent)
 		return ERR_PTR(-EINVAL);
@@ -520,46 +528,3 @@ struct kernfs_node *kfe_dir_file(struct kfe_dir *dir, const char *name)
 	return NULL;
 }
 EXPORT_SYMBOL_GPL(kfe_dir_file);
-
-/* The next directory after @pos in a pre-order walk of @top's subtree. */
-static struct kfe_dir *kfe_dir_next(struct kfe_dir *pos, struct kfe_dir *top)
-{
-	if (!list_empty(&pos->children))
-		return list_first_entry(&pos->children, struct kfe_dir, sibling);
-	for (; pos != top; pos = pos->parent)
-		if (!list_is_last(&pos->sibling, &pos->parent->children))
-			return list_next_entry(pos, sibling);
-	return NULL;
-}
-
-/**
- * kfe_walk_nodes - call a function on every node of every event tree
- * @fn: called with each directory and each file
- * @arg: passed to @fn
- *
- * Called with kfe_options_rwsem held for writing, so no directory is
- * being built; kfe_tree_lock keeps removals out during the walk.
- *
- * Return: 0, or the first error of @fn, which stops the walk.
- */
-int kfe_walk_nodes(kfe_node_fn_t fn, void *arg)
-{
-	struct kfe_dir *root, *dir;
-	int i, ret = 0;
-
-	lockdep_assert_held_write(&kfe_options_rwsem);
-	mutex_lock(&kfe_tree_lock);
-	list_for_each_entry(root, &kfe_roots, sibling) {
-		for (dir = root; dir; dir = kfe_dir_next(dir, root)) {
-			ret = fn(dir->kn, arg);
-			for (i = 0; !ret && i < dir->nr_entries; i++)
-				if (dir->files[i])
-					ret = fn(dir->files[i], arg);
-			if (ret)
-				goto out;
-		}
-	}
-out:
-	mutex_unlock(&kfe_tree_lock);
-	return ret;
-}

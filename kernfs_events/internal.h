@@ -48,15 +48,12 @@ struct kfe_fs_context {
 
 /* mount.c */
 extern struct file_system_type kfe_fs_type;
+extern struct kernfs_root *kfe_root;
 int kfe_root_init(void);
 void kfe_root_exit(void);
 
-/*
- * options.c: kfe_opts is written with kfe_options_rwsem held for writing;
- * uid and gid are read under it, size with READ_ONCE() at each stat.
- */
+/* options.c: kfe_opts.size is read with READ_ONCE() at each stat. */
 extern struct kfe_options kfe_opts;
-extern struct rw_semaphore kfe_options_rwsem;
 extern const struct fs_parameter_spec kfe_fs_parameters[];
 void kfe_options_init(struct kfe_options *opts);
 int kfe_parse_param(struct fs_context *fc, struct fs_parameter *param);
@@ -65,8 +62,7 @@ int kfe_apply_options(const struct kfe_fs_context *ctx,
 int kfe_show_options(struct seq_file *sf, struct kernfs_root *root);
 
 /* dir.c */
-typedef int (*kfe_node_fn_t)(struct kernfs_node *kn, void *arg);
-int kfe_walk_nodes(kfe_node_fn_t fn, void *arg);
 int kfe_dir_populate(struct kernfs_node *kn);
+unsigned int kfe_dir_nr_subdirs(struct kernfs_node *kn);
 
 #endif /* KERNFS_EVENTS_INTERNAL_H */

@@ -59,19 +59,23 @@ typedef int (*kfe_entry_callback)(const char *name, umode_t *mode,
 typedef int (*kfe_show_fn)(struct seq_file *sf, struct kernfs_node *kn);
 
 /**
- * typedef kfe_subdirs_fn - create the subdirectories of a lazy directory
- * @dir: the directory being populated; its files exist already
- * @data: the data given when @dir was created
- *
- * Called once, on the first access to @dir, before anyone sees its
- * content. It creates the subdirectories with kfe_create_lazy_dir() or
- * kfe_create_dir(), may sleep, and must not call kfe_dir_file() or look
- * into a lazy directory.
- *
- * Return: 0, or a negative errno to fail the access; what @dir got is
- * then removed, and the next access tries again.
+ * struct kfe_subdirs - the subdirectories of a lazy directory
+ * @create: creates them. Called once, on the first lookup or readdir of
+ *	the directory (@dir, its files made already; @data, the data given
+ *	when it was created), before anyone sees its content. It creates
+ *	them with kfe_create_lazy_dir() or kfe_create_dir(), may sleep, and
+ *	must not call kfe_dir_file() or look into a lazy directory. Returns
+ *	0, or a negative errno to fail the access; what @dir got is then
+ *	removed, and the next access tries again.
+ * @count: how many @create would make now, from @data. stat() of the
+ *	directory reports its link count from it, so that listing the
+ *	directory above does not populate it. May sleep; must not call
+ *	this API.
  */
-typedef int (*kfe_subdirs_fn)(struct kfe_dir *dir, void *data);
+struct kfe_subdirs {
+	int (*create)(struct kfe_dir *dir, void *data);
+	unsigned int (*count)(void *data);
+};
 
 /**
  * struct kfe_entry - one file a directory may contain
@@ -97,11 +101,11 @@ struct kfe_dir *kfe_create_lazy_events_root(const char *name,
 					    struct kernfs_node *parent,
 					    const struct kfe_entry *entries,
 					    int nr_entries, void *data,
-					    kfe_subdirs_fn subdirs);
+					    const struct kfe_subdirs *subdirs);
 struct kfe_dir *kfe_create_lazy_dir(const char *name, struct kfe_dir *parent,
 				    const struct kfe_entry *entries,
 				    int nr_entries, void *data,
-				    kfe_subdirs_fn subdirs);
+				    const struct kfe_subdirs *subdirs);
 void kfe_remove_dir(struct kfe_dir *dir);
 struct kernfs_node *kfe_dir_node(struct kfe_dir *dir);
 struct kernfs_node *kfe_dir_file(struct kfe_dir *dir, const char *name);

@@ -12,7 +12,8 @@
 #include "internal.h"
 #include "kernfs_events.h"
 
-static struct kernfs_root *kfe_root;
+/* The one kernfs root, from kfe_root_init() to kfe_root_exit(). */
+struct kernfs_root *kfe_root;
 
 /*
  * The superblock whose mount applied all the options, while it lives: a
@@ -137,6 +138,7 @@ struct file_system_type kfe_fs_type = {
 static struct kernfs_syscall_ops kfe_syscall_ops = {
 	.show_options	= kfe_show_options,
 	.populate	= kfe_dir_populate,
+	.nr_subdirs	= kfe_dir_nr_subdirs,
 };
 
 /**

@@ -19,15 +19,13 @@
 #include "internal.h"
 #include "kernfs_events.h"
 
-/* The options in effect; the defaults are set when the module loads. */
-struct kfe_options kfe_opts;
-/* Writers apply options; readers build directories. */
-DECLARE_RWSEM(kfe_options_rwsem);
 /*
- * Written with kfe_options_rwsem held for writing. show_options() runs
- * under namespace_sem, where no lock of this module may be taken: it
- * reads a consistent copy of kfe_opts under this seqlock instead.
+ * The options in effect; the defaults are set when the module loads.
+ * Written by kfe_apply_options(), under the superblock's s_umount and
+ * this seqlock; show_options() runs under namespace_sem, where no lock
+ * of this module may be taken, and reads a consistent copy under it.
  */
+struct kfe_options kfe_opts;
 static DEFINE_SEQLOCK(kfe_opts_seq);
 
 enum { KFE_PARAM_UID, KFE_PARAM_GID, KFE_PARAM_MODE, KFE_PARAM_SIZE };
@@ -101,52 +99,23 @@ int kfe_parse_param(struct fs_context *fc, struct fs_parameter *param)
 	return 0;
 }
 
-/*
- * Whether setting the owner in @ia (an iattr with ATTR_UID and/or
- * ATTR_GID) on @kn changes anything. A node without iattrs is owned by
- * root: setting root again would only allocate them.
- */
-static bool kfe_owner_changes(struct kernfs_node *kn, const struct iattr *ia)
-{
-	return READ_ONCE(kn->iattr) ||
-	       ((ia->ia_valid & ATTR_UID) && !uid_eq(ia->ia_uid, GLOBAL_ROOT_UID)) ||
-	       ((ia->ia_valid & ATTR_GID) && !gid_eq(ia->ia_gid, GLOBAL_ROOT_GID));
-}
-
-/* Give @kn its iattrs now, unchanged, so that setting @arg cannot fail. */
-static int kfe_prepare_owner(struct kernfs_node *kn, void *arg)
-{
-	static const struct iattr nothing;
-
-	if (!kfe_owner_changes(kn, arg))
-		return 0;
-	return kernfs_setattr(kn, &nothing);
-}
-
-/* Set the owner in @arg on @kn, whose iattrs kfe_prepare_owner() made. */
-static int kfe_apply_owner(struct kernfs_node *kn, void *arg)
-{
-	if (!kfe_owner_changes(kn, arg))
-		return 0;
-	return kernfs_setattr(kn, arg);
-}
-
 /**
  * kfe_apply_options - make a mount's options the ones in effect
  * @ctx: the parsed options
  * @sb: the superblock mounted or remounted, its s_umount held
  * @new_sb: a new superblock: options not given take their defaults
  *
- * uid= and gid= are set on every node of every event tree and on the
- * mount's root, overriding any chown by users; mode= sets the root
- * directory's permissions, as in tracefs. size= takes effect at the
- * next stat of each file. An option not applied leaves users' chmod
- * and chown in place.
+ * uid= and gid= become the owner of every node of the root, overriding
+ * any chown by users, through kernfs_root_set_owner(): nothing is
+ * allocated per node, and nodes made later get the owner too. mode=
+ * sets the root directory's permissions, as in tracefs. size= takes
+ * effect at the next stat of each file. An option not applied leaves
+ * users' chmod and chown in place.
  *
- * Applies all or nothing: what setting the owners needs is allocated
- * first, and only then do the options and the nodes change. Called
- * with the superblock's s_umount held, which orders it against other
- * mounts and remounts.
+ * Applies all or nothing: the one allocation, the root directory's
+ * iattrs for mode=, is made before anything changes. The superblock's
+ * s_umount, held by every mount and remount of the one superblock,
+ * orders the callers.
  *
  * Return: 0, or -ENOMEM with nothing changed.
  */
@@ -155,13 +124,17 @@ int kfe_apply_options(const struct kfe_fs_context *ctx,
 {
 	unsigned int apply = new_sb ? ~0U : ctx->given;
 	struct kernfs_node *root = kfe_root_node();
-	struct kfe_options opts;
+	struct kfe_options opts = kfe_opts;
 	struct iattr ia = {};
-	int ret = 0;
+	int ret;
 
 	lockdep_assert_held_write(&sb->s_umount);
-	down_write(&kfe_options_rwsem);
-	opts = kfe_opts;
+	if (apply & KFE_OPT_MODE) {
+		ret = kernfs_setattr(root, &(struct iattr){});
+		if (ret)
+			return ret;
+		opts.mode = ctx->opts.mode;
+	}
 	if (apply & KFE_OPT_UID) {
 		opts.uid = ctx->opts.uid;
 		ia.ia_valid |= ATTR_UID;
@@ -172,38 +145,24 @@ int kfe_apply_options(const struct kfe_fs_context *ctx,
 		ia.ia_valid |= ATTR_GID;
 		ia.ia_gid = opts.gid;
 	}
-	if (apply & KFE_OPT_MODE)
-		opts.mode = ctx->opts.mode;
 	if (apply & KFE_OPT_SIZE)
 		opts.size = ctx->opts.size;
 
-	if (ia.ia_valid)
-		ret = kfe_prepare_owner(root, &ia) ?:
-		      kfe_walk_nodes(kfe_prepare_owner, &ia);
-	if (!ret && (apply & KFE_OPT_MODE))
-		ret = kernfs_setattr(root, &(struct iattr){});
-	if (ret)
-		goto out;
-
-	/* Nothing below can fail: every node that changes has its iattrs. */
+	/* Nothing below can fail. */
 	write_seqlock(&kfe_opts_seq);
 	kfe_opts.uid = opts.uid;
 	kfe_opts.gid = opts.gid;
 	kfe_opts.mode = opts.mode;
 	WRITE_ONCE(kfe_opts.size, opts.size);
 	write_sequnlock(&kfe_opts_seq);
-	if (ia.ia_valid) {
-		WARN_ON(kfe_apply_owner(root, &ia));
-		WARN_ON(kfe_walk_nodes(kfe_apply_owner, &ia));
-	}
+	if (ia.ia_valid)
+		kernfs_root_set_owner(kfe_root, &ia);
 	if (apply & KFE_OPT_MODE) {
 		ia.ia_valid = ATTR_MODE;
 		ia.ia_mode = S_IFDIR | opts.mode;
 		WARN_ON(kernfs_setattr(root, &ia));
 	}
-out:
-	up_write(&kfe_options_rwsem);
-	return ret;
+	return 0;
 }
 
 /**

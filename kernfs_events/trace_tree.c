@@ -415,6 +415,19 @@ out:
 	return ret;
 }
 
+/* A system directory has a directory per event tracing has in it. */
+static unsigned int kfe_system_nr_subdirs(void *data)
+{
+	struct kfe_system *sys = container_of(data, struct kfe_system, td);
+
+	return READ_ONCE(sys->nr_events);
+}
+
+static const struct kfe_subdirs kfe_system_dirs = {
+	.create	= kfe_system_subdirs,
+	.count	= kfe_system_nr_subdirs,
+};
+
 static int kfe_build_system(struct kfe_system *sys, struct kfe_dir *parent)
 {
 	struct kfe_dir *dir;
@@ -422,7 +435,7 @@ static int kfe_build_system(struct kfe_system *sys, struct kfe_dir *parent)
 	lockdep_assert_held(&kfe_mirror_lock);
 	dir = kfe_create_lazy_dir(sys->td.system, parent, kfe_system_entries,
 				  kfe_nr_system_entries, &sys->td,
-				  kfe_system_subdirs);
+				  &kfe_system_dirs);
 	if (IS_ERR(dir))
 		return PTR_ERR(dir);
 	sys->dir = dir;
@@ -468,6 +481,25 @@ static int kfe_events_subdirs(struct kfe_dir *dir, void *data)
 	return ret;
 }
 
+/* An events directory has a directory per system with events. */
+static unsigned int kfe_events_nr_subdirs(void *data)
+{
+	struct kfe_instance *inst = container_of(data, struct kfe_instance, td);
+	struct kfe_system *sys;
+	unsigned int nr = 0;
+
+	spin_lock(&kfe_change_lock);
+	list_for_each_entry(sys, &inst->systems, list)
+		nr += !!sys->nr_events;
+	spin_unlock(&kfe_change_lock);
+	return nr;
+}
+
+static const struct kfe_subdirs kfe_events_dirs = {
+	.create	= kfe_events_subdirs,
+	.count	= kfe_events_nr_subdirs,
+};
+
 /* The worker's side. */
 
 static void kfe_build_instance(struct kfe_instance *inst)
@@ -482,13 +514,13 @@ static void kfe_build_instance(struct kfe_instance *inst)
 		events = kfe_create_lazy_dir("events", inst->top,
 					     kfe_events_entries,
 					     kfe_nr_events_entries, &inst->td,
-					     kfe_events_subdirs);
+					     &kfe_events_dirs);
 	} else {
 		events = kfe_create_lazy_events_root("events", NULL,
 						     kfe_events_entries,
 						     kfe_nr_events_entries,
 						     &inst->td,
-						     kfe_events_subdirs);
+						     &kfe_events_dirs);
 	}
 	if (IS_ERR(events))
 		goto fail;

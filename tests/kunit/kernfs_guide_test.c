@@ -1198,6 +1198,57 @@ static void kernfs_guide_test_setgid_parent_group_only_with_iattr(struct kunit *
 	KUNIT_EXPECT_TRUE(test, gid_eq(st[1].gid, gid));
 }
 
+/* The owner that stat() of @path reports now. */
+static void kernfs_guide_test_owner(struct kunit *test, struct path *path,
+				    uid_t uid, gid_t gid)
+{
+	struct kstat st;
+
+	KUNIT_ASSERT_EQ(test, vfs_getattr(path, &st, STATX_BASIC_STATS,
+					  AT_STATX_SYNC_AS_STAT), 0);
+	KUNIT_EXPECT_EQ(test, from_kuid(&init_user_ns, st.uid), uid);
+	KUNIT_EXPECT_EQ(test, from_kgid(&init_user_ns, st.gid), gid);
+}
+
+/*
+ * permissions.rst: kernfs_root_set_owner() owns every node without
+ * giving any an iattr; kernfs_setattr() then owns one node again, until
+ * a kernfs_root_set_owner() that sets the same half of the owner.
+ */
+static void kernfs_guide_test_root_set_owner_allocates_nothing(struct kunit *test)
+{
+	struct kernfs_guide_test *t = test->priv;
+	struct iattr ia = {
+		.ia_valid = ATTR_UID | ATTR_GID,
+		.ia_uid = KUIDT_INIT(7),
+		.ia_gid = KGIDT_INIT(8),
+	};
+	struct kernfs_node *kn;
+	struct path path;
+
+	kn = kernfs_guide_test_plain(test, &path);
+	kernfs_root_set_owner(t->root, &ia);
+	kernfs_guide_test_owner(test, &path, 7, 8);
+	KUNIT_EXPECT_NULL(test, kn->iattr);
+	KUNIT_EXPECT_NULL(test, t->top->iattr);
+
+	ia.ia_valid = ATTR_UID;
+	ia.ia_uid = KUIDT_INIT(9);
+	KUNIT_EXPECT_EQ(test, kernfs_setattr(kn, &ia), 0);
+	kernfs_guide_test_owner(test, &path, 9, 8);
+
+	ia.ia_valid = ATTR_GID;
+	ia.ia_gid = KGIDT_INIT(10);
+	kernfs_root_set_owner(t->root, &ia);
+	kernfs_guide_test_owner(test, &path, 9, 10);
+
+	ia.ia_valid = ATTR_UID;
+	ia.ia_uid = KUIDT_INIT(7);
+	kernfs_root_set_owner(t->root, &ia);
+	kernfs_guide_test_owner(test, &path, 7, 10);
+	path_put(&path);
+}
+
 /*
  * notify.rst: on a root without KERNFS_ROOT_SUPPORT_USER_XATTR, getting
  * a user.* xattr fails with -ENODATA; only setting one is -EOPNOTSUPP.
@@ -1627,6 +1678,7 @@ static struct kunit_case kernfs_guide_test_cases[] = {
 	KUNIT_CASE(kernfs_guide_test_removed_mapping_sigbus_einval_open_skipped),
 	KUNIT_CASE(kernfs_guide_test_prealloc_read_asked_beyond_buffer),
 	KUNIT_CASE(kernfs_guide_test_setgid_parent_group_only_with_iattr),
+	KUNIT_CASE(kernfs_guide_test_root_set_owner_allocates_nothing),
 	KUNIT_CASE(kernfs_guide_test_user_xattr_get_enodata_set_eopnotsupp),
 	KUNIT_CASE(kernfs_guide_test_rename_flags_refused_by_kernfs),
 	KUNIT_CASE(kernfs_guide_test_dir_methods_run_under_vfs_inode_locks),

@@ -155,6 +155,17 @@ static int kfe_dir_test_subdirs(struct kfe_dir *dir, void *data)
 	return d->subdirs_fail;
 }
 
+/* kfe_dir_test_subdirs() makes one directory. */
+static unsigned int kfe_dir_test_nr_subdirs(void *data)
+{
+	return 1;
+}
+
+static const struct kfe_subdirs kfe_dir_test_dirs = {
+	.create	= kfe_dir_test_subdirs,
+	.count	= kfe_dir_test_nr_subdirs,
+};
+
 static struct kfe_dir *kfe_dir_test_create_lazy(struct kunit *test)
 {
 	struct kfe_dir_test *t = test->priv;
@@ -162,7 +173,7 @@ static struct kfe_dir *kfe_dir_test_create_lazy(struct kunit *test)
 	return kfe_create_lazy_events_root(KFE_DIR_TEST_NAME, NULL,
 					   kfe_dir_test_entries,
 					   ARRAY_SIZE(kfe_dir_test_entries),
-					   &t->data, kfe_dir_test_subdirs);
+					   &t->data, &kfe_dir_test_dirs);
 }
 
 /* The error of a creation expected to fail; one that succeeded is undone. */
@@ -500,6 +511,20 @@ static void kfe_dir_test_lazy_content_made_on_first_use(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t->data.subdirs_calls, 1);
 }
 
+/* stat() of a lazy directory reports its link count, populating nothing. */
+static void kfe_dir_test_lazy_stat_counts_without_populating(struct kunit *test)
+{
+	struct kfe_dir_test *t = test->priv;
+	struct kstat st;
+
+	t->dir = kfe_dir_test_create_lazy(test);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t->dir));
+	KUNIT_ASSERT_EQ(test, kfe_test_stat(t->mnt, KFE_DIR_TEST_NAME, &st), 0);
+	KUNIT_EXPECT_EQ(test, st.nlink, 3);
+	KUNIT_EXPECT_FALSE(test, kfe_dir_test_has_children(t->dir));
+	KUNIT_EXPECT_EQ(test, t->data.subdirs_calls, 0);
+}
+
 static void kfe_dir_test_lazy_error_fails_access_then_retries(struct kunit *test)
 {
 	struct kfe_dir_test *t = test->priv;
@@ -544,6 +569,7 @@ static struct kunit_case kfe_dir_test_cases[] = {
 	KUNIT_CASE(kfe_dir_test_open_file_gets_enodev_after_removal),
 	KUNIT_CASE(kfe_dir_test_inode_numbers_unique_and_stable),
 	KUNIT_CASE(kfe_dir_test_lazy_content_made_on_first_use),
+	KUNIT_CASE(kfe_dir_test_lazy_stat_counts_without_populating),
 	KUNIT_CASE(kfe_dir_test_lazy_error_fails_access_then_retries),
 	{}
 };

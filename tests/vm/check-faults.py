@@ -8,25 +8,40 @@ of a lazy event directory (where an event's nodes are made), and the
 two tracing operations that call into the module: trace instance
 creation and kprobe event creation.
 
-For N = 1, 2, ... the Nth slab allocation of the operation fails, until
-the operation completes without reaching N. Every failed attempt must
-return an errno and leave nothing behind, and the next attempt must
-succeed with the complete tree; where tracing carries on (its callbacks
-into the module cannot fail), the mirror must have everything tracing
-has: after the load the module's records cannot fail, and the kernel
-log must not say it could not record something; kmemleak, run by
-vm-run after the checks, must find nothing.
+Every failed attempt must return an errno and leave nothing behind,
+and the next attempt must succeed with the complete tree; where tracing
+carries on (its callbacks into the module cannot fail), the mirror must
+have everything tracing has: after the load the module's records cannot
+fail, and the kernel log must not say it could not record something;
+kmemleak, run by vm-run after the checks, must find nothing.
 
-make check fails every allocation up to 40, then one in steps that
-grow by a quarter; make stress (KFE_STRESS=full) every one up to 400
-(200 for instance creation, where an attempt takes seconds), then steps
-that grow by a sixteenth. Event creation and the kernfs nodes of module
-load are few, and their every allocation fails in both: so every
-allocation of an event's record, and each sysfs file of the module's
-slab cache, are always reached.
+make stress (KFE_STRESS=full) sweeps: for N = 1, 2, ... the Nth slab
+allocation of the operation fails, every N up to 400 (200 for instance
+creation, where an attempt takes seconds; every one for event creation
+and for the kernfs nodes of module load, which are few), then steps
+that grow by a sixteenth, until the operation completes without
+reaching N. From the stack each injected failure logs, it names the
+allocation that failed (failslab.failed_site()), and writes the first
+N that reached each site to $KFE_OUT/fault-sites.json.
+KFE_FAULT_SWEEP="DENSE,STEP" sweeps every N up to DENSE, then in steps
+that grow by 1/STEP, and writes the table the same way. KFE_FAULTS,
+a list of this suite's case names, runs only those (and a full sweep
+then writes their sites into the table as it was).
+
+make check injects only at the numbers of tests/vm/fault-sites.json,
+that table as a full sweep wrote it, and then once more with no failure
+reached: each operation's every site, at one number each. A number can
+move by a few allocations between boots (an xarray grows, a cache is
+warm): a site not reached at its number is looked for at the numbers
+next to it, and the check fails if it is not found there, unless the
+table lists it as state-dependent, with the reason: a site of the
+kernel's own that is reached only in some states (vmalloc allocates a
+vmap_area only when its per-node pool has none of the size), which the
+check names when it is not reached.
 """
 import ctypes
 import errno
+import json
 import os
 import subprocess
 import sys
@@ -34,7 +49,8 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from failslab import inject, only  # noqa: E402
+from failslab import failed_site, inject, only, report_sites  # noqa: E402
+from kmsg import Kmsg  # noqa: E402
 from kprobes import kprobe  # noqa: E402
 from ktap import Suite  # noqa: E402
 
@@ -42,47 +58,102 @@ TRACEFS = "/sys/kernel/tracing"
 MNT = os.environ["KFE_MNT"]
 TOP = os.environ["KFE_TOP"]
 FULL = os.environ.get("KFE_STRESS") == "full"
+# Sweep every N up to a number, then in steps that grow by a fraction:
+# make stress sweeps (400, 1/16); KFE_FAULT_SWEEP="DENSE,STEP" sweeps
+# the same way with other numbers, for a quicker table.
+SWEEP = ((400, 16) if FULL else
+         tuple(int(n) for n in os.environ["KFE_FAULT_SWEEP"].split(","))
+         if "KFE_FAULT_SWEEP" in os.environ else None)
 LIMIT = 20000
 
 s = Suite("kfe_faults")
 libc = ctypes.CDLL(None, use_errno=True)
 
 
-def nths(dense):
-    """1, 2, ... DENSE, then steps that grow."""
+SITES = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                     "fault-sites.json")
+with open(SITES) as f:
+    TABLE = json.load(f)
+# Sites that an operation reaches only in some states of the kernel,
+# each with the reason: not reaching one is reported, not failed.
+VARIES = TABLE.get("state-dependent", {})
+FOUND = dict(TABLE)  # the table a full sweep writes
+ONLY = os.environ.get("KFE_FAULTS", "").split()
+NEAR = 8    # how far from its number a site is looked for
+
+
+def nths(dense, step):
+    """1, 2, ... DENSE, then steps that grow by 1/STEP."""
     n = 1
     while n <= LIMIT:
         yield n
-        n += 1 if n < dense else n // (16 if FULL else 4)
+        n += 1 if n < dense else n // step
 
 
-def sweep(name, setup, attempt, check, teardown, dense=None):
-    """For N = 1, 2, ...: SETUP(), ATTEMPT() with its Nth allocation
-    failing, CHECK(errno) the state it left, TEARDOWN(). Stops when
-    ATTEMPT no longer reaches N. CHECK returns how many things the
-    module said it could not record. Returns the number of failures
-    and the sum of those."""
+def sweep(name, setup, attempt, check, teardown, dense=400):
+    """SETUP(), ATTEMPT() with its Nth allocation failing, CHECK(errno,
+    kernel log records) the state it left, TEARDOWN(): for every N of a
+    full sweep, or for the numbers of NAME's sites in the table. CHECK
+    returns how many things the module said it could not record.
+    Returns the number of failures and the sum of those."""
     failures = unrecorded = 0
-    for n in nths(dense or (400 if FULL else 40)):
+    sites = {}  # site: the first N that reached it
+
+    def at(n):
+        nonlocal failures, unrecorded
         setup()
+        log = Kmsg()
         err, reached = inject(n, attempt)
+        records = log.records()
         try:
             if not reached:
-                need(err == 0, f"N={n}: errno {err} without a fault")
-            unrecorded += check(err) or 0
+                need(err == 0, f"errno {err} without a fault")
+            unrecorded += check(err, records) or 0
         except AssertionError as e:
             raise AssertionError(f"N={n}: {e}")
         finally:
             teardown()
         failures += bool(err)
-        if not reached:
-            named = (f", {unrecorded} times the mirror left out what the "
-                     f"module's warning named" if unrecorded else "")
-            print(f"# {name}: {failures} injected failures returned an "
-                  f"errno{named}; completes within {n - 1} allocations",
+        if reached:
+            sites.setdefault(failed_site(records) or "(not logged)", n)
+        return reached
+
+    if SWEEP:
+        for n in nths(dense if dense == LIMIT else min(dense, SWEEP[0]),
+                      SWEEP[1]):
+            if not at(n):
+                break
+        else:
+            raise AssertionError(f"{name}: still allocating after {LIMIT}")
+        FOUND[name] = sites
+        with open(os.path.join(os.environ["KFE_OUT"], "fault-sites.json"),
+                  "w") as f:
+            json.dump(FOUND, f, indent=1, sort_keys=True)
+    else:
+        want = TABLE[name]
+        for n in sorted(set(want.values())):
+            at(n)
+        need(not at(LIMIT), f"{name}: still allocating after {LIMIT}")
+        for site, n in sorted(want.items(), key=lambda i: i[1]):
+            for m in (n + d for i in range(1, NEAR + 1) for d in (i, -i)):
+                if site in sites or m < 1:
+                    continue
+                at(m)
+    for site, n in sorted(sites.items(), key=lambda i: i[1]):
+        print(f"# {name}: N={n} fails {site}", file=sys.stderr)
+    if not SWEEP:
+        varies = VARIES.get(name, {})
+        for site in sorted(set(varies) - set(sites)):
+            print(f"# {name}: not reached: {site}: {varies[site]}",
                   file=sys.stderr)
-            return failures, unrecorded
-    raise AssertionError(f"{name}: still allocating after {LIMIT}")
+        missing = sorted(set(want) - set(sites) - set(varies))
+        need(not missing, f"{name}: sites not reached within {NEAR} of "
+             f"their numbers: {missing}")
+    named = (f", {unrecorded} times the mirror left out what the "
+             f"module's warning named" if unrecorded else "")
+    print(f"# {name}: {failures} injected failures returned an errno"
+          f"{named}; {len(sites)} sites reached", file=sys.stderr)
+    return failures, unrecorded
 
 
 def need(cond, what):
@@ -166,7 +237,7 @@ def no_module_autoload():
     return saved
 
 
-def module_load(name="module_load", dense=None, expect=None):
+def module_load(name="module_load", dense=400, expect=None):
     """Sweep init_module() while another thread mounts in a loop: a
     failed load returns EXPECT, if given, and no mount got through
     before it failed. The racer starts before and stops after each
@@ -176,7 +247,7 @@ def module_load(name="module_load", dense=None, expect=None):
     racer, raced = MountRacer(), [0]
     modprobe = no_module_autoload()
 
-    def check(err):
+    def check(err, records):
         tries, mounts = racer.stop()
         if err:
             raced[0] += tries
@@ -226,7 +297,7 @@ def module_load_cache_nodes():
 
 
 def mount_sweep():
-    def check(err):
+    def check(err, records):
         mounted = run("mountpoint", "-q", MNT).returncode == 0
         need(mounted == (err == 0), f"errno {err}, mounted {mounted}")
 
@@ -266,39 +337,38 @@ def shown_options():
 
 
 def remount_sweep():
-    """remount uid=5,gid=6 applies whole or not at all: a failed one
-    leaves every node's owner and /proc/mounts as they were. kfe_synth
-    is loaded afresh for each attempt, so that its nodes have no iattrs
-    yet and the remount must allocate one for each."""
+    """remount uid=5,gid=6,mode=0750 applies whole or not at all: a
+    failed one leaves every node's owner, the root's mode and
+    /proc/mounts as they were. The module allocates nothing for it:
+    kernfs_root_set_owner() needs nothing per node, and the root's
+    iattr, which mode= needs, exists since the first mount; what fails
+    is the VFS's side of the remount."""
     synth = os.path.join(MNT, "synth")
     before = shown_options()
 
-    def setup():
-        need(run("insmod", os.path.join(TOP, "kfe_synth.ko"),
-                 "nr_systems=1", "nr_events=2").returncode == 0, "insmod")
-
-    def owned():
+    def state():
         st = os.lstat(MNT)
-        return owners(synth) | {(st.st_uid, st.st_gid)}
+        return owners(synth) | {(st.st_uid, st.st_gid)}, st.st_mode & 0o777
 
-    def check(err):
+    def check(err, records):
         if err:
             need(err == errno.ENOMEM, f"errno {errno.errorcode[err]}")
             need(shown_options() == before, "/proc/mounts changed")
-            need(owned() == {(0, 0)}, "a failed remount changed owners")
+            need(state() == ({(0, 0)}, 0o700),
+                 "a failed remount changed owners or the mode")
         else:
-            need(owned() == {(5, 6)}, "owners not all 5:6")
+            need(state() == ({(5, 6)}, 0o750), "owners not all 5:6")
 
-    def teardown():
-        remount("uid=0,gid=0")
-        need(run("rmmod", "kfe_synth").returncode == 0, "rmmod")
-
+    need(run("insmod", os.path.join(TOP, "kfe_synth.ko"), "nr_systems=1",
+             "nr_events=2").returncode == 0, "insmod")
     try:
-        failures, _ = sweep("remount", setup, lambda: remount("uid=5,gid=6"),
-                            check, teardown)
+        failures, _ = sweep("remount", lambda: None,
+                            lambda: remount("uid=5,gid=6,mode=0750"), check,
+                            lambda: remount("uid=0,gid=0,mode=0700"))
         need(failures > 0, "no failure injected")
     finally:
-        remount("uid=0,gid=0")
+        remount("uid=0,gid=0,mode=0700")
+        need(run("rmmod", "kfe_synth").returncode == 0, "rmmod")
 
 
 INST = os.path.join(TRACEFS, "instances", "kfe_faults")
@@ -331,7 +401,7 @@ def populate_sweep():
         os.listdir(os.path.join(OURS, "events", "sched"))
         os.listdir(os.path.join(OURS, "events", "sched", "sched_switch"))
 
-    def check(err):
+    def check(err, records):
         # Failed or not, the next look finds the whole directories.
         need(same_as_tracefs("sched"), "system differs from tracefs")
         need(same_as_tracefs("sched/sched_switch"), "event differs")
@@ -339,33 +409,19 @@ def populate_sweep():
     need(failures > 0, "no failure injected")
 
 
-class Kmsg:
-    """The kernel log from now on, one record per read of /dev/kmsg.
-    Made before a fault is injected: opening it allocates."""
-
-    def __init__(self):
-        self.fd = os.open("/dev/kmsg", os.O_RDONLY | os.O_NONBLOCK)
-        os.lseek(self.fd, 0, os.SEEK_END)
-
-    def unrecorded(self):
-        """What kernfs_events said it had no memory to mirror: a set of
-        instance names ("(top)" for the top level), and one of
-        (instance, system, event)."""
-        instances, events = set(), set()
-        while True:
-            try:
-                rec = os.read(self.fd, 8192).decode(errors="replace")
-            except BlockingIOError:
-                break
-            msg = rec.split(";", 1)[1].strip()
-            what = msg.partition("kernfs_events: no memory to mirror ")[2]
-            if what.startswith("instance "):
-                instances.add(what.split()[1])
-            elif what.startswith("event "):
-                _, path, _, _, inst = what.split()
-                events.add((inst, *path.split("/", 1)))
-        os.close(self.fd)
-        return instances, events
+def unrecorded(records):
+    """What kernfs_events said, in kernel log RECORDS, it had no memory
+    to mirror: a set of instance names ("(top)" for the top level), and
+    one of (instance, system, event)."""
+    instances, events = set(), set()
+    for msg in records:
+        what = msg.partition("kernfs_events: no memory to mirror ")[2]
+        if what.startswith("instance "):
+            instances.add(what.split()[1])
+        elif what.startswith("event "):
+            _, path, _, _, inst = what.split()
+            events.add((inst, *path.split("/", 1)))
+    return instances, events
 
 
 def events_of(top, systems):
@@ -382,7 +438,7 @@ def events_of(top, systems):
 def mirrors(theirs_top, ours_top, unrecorded, systems=None):
     """Our tree gets the event directories of tracefs's, less those the
     module said it could not record, and never more. UNRECORDED is a
-    Kmsg.unrecorded() set of events."""
+    unrecorded() set of events."""
     inst = "(top)" if theirs_top == TRACEFS else os.path.basename(theirs_top)
     theirs = events_of(theirs_top, systems)
     theirs -= {(sy, ev) for i, sy, ev in unrecorded if i == inst}
@@ -399,17 +455,11 @@ def mirrors(theirs_top, ours_top, unrecorded, systems=None):
 def instance_sweep():
     """Trace instance creation: tracing makes the instance and its
     events, and calls the module for each in the same task."""
-    log = None
-
-    def setup():
-        nonlocal log
-        log = Kmsg()
-
     def attempt():
         os.mkdir(INST)
 
-    def check(err):
-        instances, events = log.unrecorded()
+    def check(err, records):
+        instances, events = unrecorded(records)
         exists = os.path.exists(INST)
         need(exists == (err == 0), f"errno {err}, instance exists {exists}")
         need(not instances and not events,
@@ -420,8 +470,8 @@ def instance_sweep():
             return 0
         mirrors(INST, OURS, set())
         return 0
-    failures, _ = sweep("instance", setup, attempt, check, instance_gone,
-                        dense=200 if FULL else None)
+    failures, _ = sweep("instance", lambda: None, attempt, check,
+                        instance_gone, dense=200)
     need(failures > 0, "no failure injected")
 
 
@@ -436,20 +486,15 @@ def listed():
 def event_sweep():
     """kprobe event creation: tracing makes the event in every
     instance, and calls the module for each in the same task."""
-    log = None
     os.mkdir(INST)
-
-    def setup():
-        nonlocal log
-        log = Kmsg()
 
     def attempt():
         err = kprobe(f"p:{KPROBE} ksys_sync")
         if err:
             raise OSError(err, "kprobe_events")
 
-    def check(err):
-        _, events = log.unrecorded()
+    def check(err, records):
+        _, events = unrecorded(records)
         is_listed = listed()
         need(is_listed == (err == 0), f"errno {err}, listed {is_listed}")
         need(not events, f"the module could not record {sorted(events)}")
@@ -464,19 +509,22 @@ def event_sweep():
             os.path.exists(os.path.join(top, "events", "kprobes", KPROBE))
             for top in (MNT, OURS))), "the mirror of a deleted event stayed")
     try:
-        failures, _ = sweep("event", setup, attempt, check, teardown,
+        failures, _ = sweep("event", lambda: None, attempt, check, teardown,
                             dense=LIMIT)
         need(failures > 0, "no failure injected")
     finally:
         instance_gone()
 
 
-s.run("fault_module_load", module_load)
-s.run("fault_module_load_kernfs_nodes", module_load_kernfs_nodes)
-s.run("fault_module_load_cache_nodes", module_load_cache_nodes)
-s.run("fault_mount", mount_sweep)
-s.run("fault_remount", remount_sweep)
-s.run("fault_lazy_population", populate_sweep)
-s.run("fault_instance_creation", instance_sweep)
-s.run("fault_event_creation", event_sweep)
+report_sites()
+for case, fn in (("fault_module_load", module_load),
+                 ("fault_module_load_kernfs_nodes", module_load_kernfs_nodes),
+                 ("fault_module_load_cache_nodes", module_load_cache_nodes),
+                 ("fault_mount", mount_sweep),
+                 ("fault_remount", remount_sweep),
+                 ("fault_lazy_population", populate_sweep),
+                 ("fault_instance_creation", instance_sweep),
+                 ("fault_event_creation", event_sweep)):
+    if not ONLY or case in ONLY:
+        s.run(case, fn)
 s.finish()

@@ -9,6 +9,7 @@ number of nodes made between two points is the difference of the inode
 numbers of two directories created at those points.
 """
 import os
+import subprocess
 import sys
 import threading
 import time
@@ -96,7 +97,20 @@ s.check("fresh_readdir_d_ino_is_st_ino", not bad, f"differ: {bad}")
 st = os.lstat(os.path.join(MNT, "instances", "kfe_lazy_c", "events", system))
 s.check_eq("unlooked_dir_nlink_counts_subdirs", st.st_nlink, 2 + sizes[system])
 
-# 5. Concurrent first listings of one system all see the whole system.
+# 5. ls -l of events/ and of one system makes the nodes it lists and no
+# more: stat() of a directory not looked into counts its subdirectories
+# without populating it.
+e = new_instance("kfe_lazy_e")
+ours, _ = events_of("kfe_lazy_e")
+for d in (ours, os.path.join(ours, system)):
+    subprocess.run(["ls", "-l", d], check=True, capture_output=True)
+f = new_instance("kfe_lazy_f")
+# lazy_e/events, then its systems and files, then the system's event
+# directories and files
+s.check_eq("ls_l_makes_only_the_nodes_listed", f - e - 1,
+           1 + len(os.listdir(ours)) + len(os.listdir(os.path.join(ours, system))))
+
+# 6. Concurrent first listings of one system all see the whole system.
 ours, theirs = events_of("kfe_lazy_c")
 want = sorted(os.listdir(os.path.join(theirs, "sched")))
 seen = []
@@ -117,7 +131,7 @@ s.check("concurrent_first_listings_agree",
         len(seen) == 4 and all(x == want for x in seen),
         f"{[len(x) for x in seen]} entries, want {len(want)}")
 
-# 6. An event added and removed before anyone looked leaves nothing.
+# 7. An event added and removed before anyone looked leaves nothing.
 d = new_instance("kfe_lazy_d")
 ours, theirs = events_of("kfe_lazy_d")
 s.check_eq("unseen_probe_created", kprobe(f"p:{PROBE} ksys_sync"), 0)
@@ -128,7 +142,7 @@ s.check("unseen_event_removed_leaves_nothing",
         ok and not os.path.exists(os.path.join(ours, "kprobes")),
         f"ours {sorted(os.listdir(ours))}")
 
-# 7. An event added to a populated tree appears with its files; removed,
+# 8. An event added to a populated tree appears with its files; removed,
 # it goes with its system.
 s.check_eq("probe_created", kprobe(f"p:{PROBE} ksys_sync"), 0)
 probe_dir = os.path.join(ours, "kprobes", PROBE)

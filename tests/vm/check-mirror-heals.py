@@ -23,6 +23,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from failslab import _set, inject, only  # noqa: E402
+from kmsg import Kmsg  # noqa: E402
 from kprobes import kprobe  # noqa: E402
 from ktap import Suite  # noqa: E402
 from tracefs import TRACEFS, settle  # noqa: E402
@@ -33,27 +34,6 @@ FAILSLAB = "/sys/kernel/debug/failslab"
 HEAL_TIMEOUT = 30
 
 s = Suite("kfe_mirror_heals")
-
-
-class Kmsg:
-    """The kernel log from now on."""
-
-    def __init__(self):
-        self.fd = os.open("/dev/kmsg", os.O_RDONLY | os.O_NONBLOCK)
-        os.lseek(self.fd, 0, os.SEEK_END)
-        self.text = ""
-
-    def read(self):
-        while True:
-            try:
-                rec = os.read(self.fd, 8192).decode(errors="replace")
-            except BlockingIOError:
-                break
-            self.text += rec.split(";", 1)[1]
-        return self.text
-
-    def close(self):
-        os.close(self.fd)
 
 
 def fail_next_kernfs_node(action, what):
@@ -74,10 +54,10 @@ def fail_next_kernfs_node(action, what):
                 _set("times", "1")
         if not spent:
             raise AssertionError("the fault was never injected")
-        if not settle(lambda: what in log.read(), timeout=10):
+        if not settle(lambda: what in log.text(), timeout=10):
             raise AssertionError(f"the log does not name {what!r}: the "
-                                 f"fault hit something else:\n{log.read()}")
-        return log.read()
+                                 f"fault hit something else:\n{log.text()}")
+        return log.text()
     finally:
         log.close()
 
