@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # KTAP output for shell checks; sourced. Usage:
 #   ktap_begin SUITE
-#   ktap_case NAME COMMAND...      # passes if COMMAND succeeds
+#   ktap_case NAME COMMAND...      # passes if COMMAND succeeds; returns its status
 #   ktap_result NAME OK [DIAG]     # OK is 0 (passed) or non-zero
 #   ktap_skip NAME REASON          # a case not run, and why
 #   ktap_diag TEXT                 # diagnostic lines before the next case
@@ -51,6 +51,7 @@ ktap_case() {
 	shift
 	out=$("$@" 2>&1) && rc=0 || rc=$?
 	ktap_result "$name" "$rc" "$out"
+	return $rc
 }
 
 ktap_end() {
