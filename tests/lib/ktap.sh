@@ -1,32 +1,49 @@
 # SPDX-License-Identifier: GPL-2.0
 # KTAP output for shell checks; sourced. Usage:
 #   ktap_begin SUITE
-#   ktap_case NAME COMMAND...      # passes if COMMAND succeeds
+#   ktap_case NAME COMMAND...      # passes if COMMAND succeeds; returns its status
 #   ktap_result NAME OK [DIAG]     # OK is 0 (passed) or non-zero
+#   ktap_skip NAME REASON          # a case not run, and why
+#   ktap_diag TEXT                 # diagnostic lines before the next case
 #   ktap_end                       # prints the document, returns 1 on failure
 _ktap_cases=()
 _ktap_suite=
 _ktap_failed=0
+_ktap_diag=
 
 ktap_begin() {
 	_ktap_suite=$1
 	_ktap_cases=()
 	_ktap_failed=0
+	_ktap_diag=
+}
+
+ktap_diag() {
+	local d
+	while IFS= read -r d; do
+		_ktap_diag+="    # $d"$'\n'
+	done <<<"$1"
 }
 
 ktap_result() {
 	local name=$1 ok=$2 diag=${3:-}
 	local line
 	if [ "$ok" -eq 0 ]; then
-		_ktap_cases+=("    ok $((${#_ktap_cases[@]} + 1)) $name")
+		_ktap_cases+=("$_ktap_diag    ok $((${#_ktap_cases[@]} + 1)) $name")
 	else
 		_ktap_failed=1
-		line=""
+		line=$_ktap_diag
 		while IFS= read -r d; do
 			line+="    # $d"$'\n'
 		done <<<"$diag"
 		_ktap_cases+=("${line}    not ok $((${#_ktap_cases[@]} + 1)) $name")
 	fi
+	_ktap_diag=
+}
+
+ktap_skip() {
+	_ktap_cases+=("$_ktap_diag    ok $((${#_ktap_cases[@]} + 1)) $1 # SKIP $2")
+	_ktap_diag=
 }
 
 ktap_case() {
@@ -34,6 +51,7 @@ ktap_case() {
 	shift
 	out=$("$@" 2>&1) && rc=0 || rc=$?
 	ktap_result "$name" "$rc" "$out"
+	return $rc
 }
 
 ktap_end() {
