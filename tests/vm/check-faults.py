@@ -36,8 +36,9 @@ warm): a site not reached at its number is looked for at the numbers
 next to it, and the check fails if it is not found there, unless the
 table lists it as state-dependent, with the reason: a site of the
 kernel's own that is reached only in some states (vmalloc allocates a
-vmap_area only when its per-node pool has none of the size), which the
-check names when it is not reached.
+vmap_area only when its per-node pool has none of the size, which moves
+the allocations after it), which the check names when it is not
+reached.
 """
 import ctypes
 import errno
