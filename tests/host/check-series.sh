@@ -114,9 +114,11 @@ applies_with_git_am() {
 		{ echo "no Signed-off-by: in the body"; return 1; }
 }
 
-# checkpatch_strict COMMIT: as check-style.sh checks the patch files,
-# with the same exemption for a stable backport's upstream log. In a git
-# tree checkpatch also looks up each commit id a log cites; the base
+# checkpatch_strict COMMIT: from the top of the kernel tree, as upstream
+# checks a mail. A stable backport (its log starts "commit <sha1>
+# upstream.") carries the upstream log verbatim, so the checks of the
+# log's wording are skipped for it; its code is checked as strictly. In
+# a git tree checkpatch also looks up each commit id a log cites; the base
 # commit has no history, so no id can be found: UNKNOWN_COMMIT_ID is
 # not checked, the form of a citation (GIT_COMMIT_ID) still is.
 checkpatch_strict() {

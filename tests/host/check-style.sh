@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The project's coding gates: checkpatch --strict on every C file and
-# patch, sparse on every module, kernel-doc on every exported or
-# non-static function.
+# The project's coding gates: checkpatch --strict on every C file (the
+# patches: check-series.sh), sparse on every module, kernel-doc on every
+# exported or non-static function.
 . "$(dirname "$0")/../lib/ktap.sh"
 . "$(dirname "$0")/../../tools/lib.sh"
 cd "$KFE_TOP"
@@ -19,27 +19,9 @@ ktap_case checkpatch_strict_c_files \
 	perl "$checkpatch" --no-tree --strict --quiet --terse --show-types \
 	--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f $c_files
 
-# Patches are checked from the top of the kernel tree, as upstream does.
-# patches/series names only the patches: the cover letter is prose for
-# the reader of the series and is not checked. A stable backport (its
-# log starts "commit <sha1> upstream.") carries the upstream log
-# verbatim, whose commit ids this tree cannot resolve, so the checks of
-# the log's wording are skipped for it; its code is checked as strictly.
-checkpatch_patches() {
-	local p rc=0
-	cd "$KFE_SRC" || return 1
-	for p in $patches; do
-		if grep -qE '^commit [0-9a-f]{40} upstream\.$' "$p"; then
-			perl scripts/checkpatch.pl --strict --quiet --terse \
-				--ignore GIT_COMMIT_ID,UNKNOWN_COMMIT_ID,COMMIT_LOG_LONG_LINE \
-				"$p" || rc=1
-		else
-			perl scripts/checkpatch.pl --strict --quiet --terse "$p" || rc=1
-		fi
-	done
-	return $rc
-}
-ktap_case checkpatch_strict_patches checkpatch_patches
+# The patches are checked by check-series.sh, each as git format-patch
+# mails it from a git tree of the source, with the exemption a stable
+# backport's upstream log needs.
 
 # patches/series lists every patch in patches/ and nothing else; the
 # cover letter, 0000-cover-letter.patch, is the one file it must not
