@@ -91,7 +91,7 @@ def nths(dense, step):
         n += 1 if n < dense else n // step
 
 
-def sweep(name, setup, attempt, check, teardown, dense=400):
+def sweep(name, attempt, check, teardown, setup=lambda: None, dense=400):
     """SETUP(), ATTEMPT() with its Nth allocation failing, CHECK(errno,
     kernel log records) the state it left, TEARDOWN(): for every N of a
     full sweep, or for the numbers of NAME's sites in the table. CHECK
@@ -266,8 +266,8 @@ def module_load(name="module_load", dense=400, expect=None):
         if loaded():
             need(run("rmmod", "kernfs_events").returncode == 0, "rmmod")
     try:
-        failures, _ = sweep(name, racer.start, init_module, check,
-                            teardown, dense)
+        failures, _ = sweep(name, init_module, check, teardown,
+                            racer.start, dense)
         need(failures > 0, "no failure injected")
         print(f"# {name}: {raced[0]} mounts tried during the {failures} "
               f"failed loads, none made", file=sys.stderr)
@@ -307,7 +307,7 @@ def mount_sweep():
             need(run("umount", MNT).returncode == 0, "umount")
     need(run("umount", MNT).returncode == 0, "umount")
     try:
-        failures, _ = sweep("mount", lambda: None, mount, check, teardown)
+        failures, _ = sweep("mount", mount, check, teardown)
         need(failures > 0, "no failure injected")
     finally:
         mount()
@@ -363,7 +363,7 @@ def remount_sweep():
     need(run("insmod", os.path.join(TOP, "kfe_synth.ko"), "nr_systems=1",
              "nr_events=2").returncode == 0, "insmod")
     try:
-        failures, _ = sweep("remount", lambda: None,
+        failures, _ = sweep("remount",
                             lambda: remount("uid=5,gid=6,mode=0750"), check,
                             lambda: remount("uid=0,gid=0,mode=0700"))
         need(failures > 0, "no failure injected")
@@ -406,7 +406,7 @@ def populate_sweep():
         # Failed or not, the next look finds the whole directories.
         need(same_as_tracefs("sched"), "system differs from tracefs")
         need(same_as_tracefs("sched/sched_switch"), "event differs")
-    failures, _ = sweep("populate", setup, attempt, check, instance_gone)
+    failures, _ = sweep("populate", attempt, check, instance_gone, setup)
     need(failures > 0, "no failure injected")
 
 
@@ -471,8 +471,8 @@ def instance_sweep():
             return 0
         mirrors(INST, OURS, set())
         return 0
-    failures, _ = sweep("instance", lambda: None, attempt, check,
-                        instance_gone, dense=200)
+    failures, _ = sweep("instance", attempt, check, instance_gone,
+                        dense=200)
     need(failures > 0, "no failure injected")
 
 
@@ -510,7 +510,7 @@ def event_sweep():
             os.path.exists(os.path.join(top, "events", "kprobes", KPROBE))
             for top in (MNT, OURS))), "the mirror of a deleted event stayed")
     try:
-        failures, _ = sweep("event", lambda: None, attempt, check, teardown,
+        failures, _ = sweep("event", attempt, check, teardown,
                             dense=LIMIT)
         need(failures > 0, "no failure injected")
     finally:
