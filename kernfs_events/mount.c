@@ -151,7 +151,8 @@ int kfe_root_init(void)
 	kfe_options_init(&kfe_opts);
 	kfe_root = kernfs_create_root(&kfe_syscall_ops,
 				      KERNFS_ROOT_CREATE_DEACTIVATED |
-				      KERNFS_ROOT_EXTRA_OPEN_PERM_CHECK, NULL);
+				      KERNFS_ROOT_EXTRA_OPEN_PERM_CHECK |
+				      KERNFS_ROOT_NO_XATTR, NULL);
 	if (IS_ERR(kfe_root))
 		return PTR_ERR(kfe_root);
 
