@@ -37,8 +37,10 @@ BENCH_DEBUGFS = "/sys/kernel/debug/kfe_dentry_bench"
 INSTANCE = "kfe_bench"
 SMALL = "--small" in sys.argv
 OUT = sys.argv[-1]
-REPS = 1 if SMALL else 5
+REPS = 1 if SMALL else 9
 SCALES = [50] if SMALL else [1000, 10000]
+# Warm stat of one file in a large directory: the median of this many.
+STAT_REPS = 3 if SMALL else 21
 # What is walked and timed, relative to each design's events/: two
 # systems for the small run, which checks the code, not the numbers.
 SUBSET = ["sched", "timer"] if SMALL else ["."]
@@ -148,19 +150,26 @@ def settle(cond, timeout=300):
     return cond()
 
 
-def subset(top):
-    """The directories under TOP that the benchmark walks, for a shell."""
-    return " ".join(os.path.normpath(os.path.join(top, rel)) for rel in SUBSET)
+# The timed operations run in each design's events directory, on paths
+# relative to it, as a user who has done "cd /sys/kernel/tracing" would:
+# the guest's root is 9p, whose d_revalidate sends every absolute path
+# walk to ref-walk at its first component, for every design alike, where
+# a real root file system keeps the walk in RCU mode.
+SUBSET_ARGS = " ".join(SUBSET)
 
 
 def walk(top):
     """stat every node under TOP, as find -exec stat does; the node count."""
     n = 0
-    for rel in SUBSET:
-        for d, dirs, files in os.walk(os.path.join(top, rel)):
-            for name in dirs + files:
-                os.lstat(os.path.join(d, name))
-                n += 1
+    os.chdir(top)
+    try:
+        for rel in SUBSET:
+            for d, dirs, files in os.walk(rel):
+                for name in dirs + files:
+                    os.lstat(os.path.join(d, name))
+                    n += 1
+    finally:
+        os.chdir("/")
     return n
 
 
@@ -172,10 +181,10 @@ def sh(cmd):
 # GNU tar does not read files when the archive is /dev/null: a pipe
 # makes it read what it archives.
 OPS = {
-    "find": lambda t: sh(f"find {subset(t)} > /dev/null"),
-    "ls_lR": lambda t: sh(f"ls -lR {subset(t)} > /dev/null"),
+    "find": lambda t: sh(f"cd {t} && find {SUBSET_ARGS} > /dev/null"),
+    "ls_lR": lambda t: sh(f"cd {t} && ls -lR {SUBSET_ARGS} > /dev/null"),
     "stat_all": walk,
-    "tar": lambda t: sh(f"tar -cf - -C {t} {' '.join(SUBSET)} | cat > /dev/null"),
+    "tar": lambda t: sh(f"tar -cf - -C {t} {SUBSET_ARGS} | cat > /dev/null"),
 }
 
 
@@ -190,16 +199,29 @@ def summary(samples):
             "max": max(samples), "runs": len(samples)}
 
 
-def time_ops(top):
-    out = {}
+def time_ops(trees):
+    """Cold and warm times of each operation in each of TREES ({design:
+    events dir}). The designs take turns, in alternating order, so that
+    a slower stretch of the host falls on all of them."""
+    samples = {name: {op: {"cold": [], "warm": []} for op in OPS}
+               for name in trees}
     for op, fn in OPS.items():
-        cold = []
-        for _ in range(REPS):
-            drop_caches()
-            cold.append(timed(fn, top))
-        warm = [timed(fn, top) for _ in range(REPS)]
-        out[op] = {"cold": summary(cold), "warm": summary(warm)}
-    return out
+        for i in range(REPS):
+            for name in turn(trees, i):
+                drop_caches()
+                samples[name][op]["cold"].append(timed(fn, trees[name]))
+        for i in range(REPS):
+            for name in turn(trees, i):
+                samples[name][op]["warm"].append(timed(fn, trees[name]))
+    return {name: {op: {kind: summary(v) for kind, v in t.items()}
+                   for op, t in ops.items()}
+            for name, ops in samples.items()}
+
+
+def turn(trees, i):
+    """The designs of TREES in the order of turn I."""
+    order = list(trees)
+    return order if i % 2 == 0 else order[::-1]
 
 
 def write_filter(path, data):
@@ -228,9 +250,8 @@ def time_filters(trees):
     for top in trees.values():
         walk(top)
     samples = {name: {k: [] for k in FILTERS} for name in trees}
-    order = list(trees)
     for i in range(FILTER_PAIRS):
-        for name in order if i % 2 == 0 else order[::-1]:
+        for name in turn(trees, i):
             for k, rel in FILTERS.items():
                 path = os.path.join(trees[name], rel)
                 samples[name][k].append(filter_pair(path))
@@ -331,10 +352,11 @@ def main():
                   bytes_of(idle_d, sites) - bytes_of(base_d, sites),
                   designs["dentry_per_file"])
 
-    # 3. Times, cold and warm, each design's tree in turn.
+    # 3. Times, cold and warm, the designs' trees taking turns.
+    log("timing the walks")
+    timings = time_ops({name: d["tree"] for name, d in designs.items()})
     for name, d in designs.items():
-        log(f"timing {name}")
-        d["timings"] = time_ops(d["tree"])
+        d["timings"] = timings[name]
     log("timing filter writes")
     writes = time_filters({name: designs[name]["tree"]
                            for name in ("kernfs_events", "eventfs")})
@@ -384,7 +406,8 @@ def scale(n):
         out[f"{name}_list_warm_s"] = timed(os.listdir, top)
         drop_caches()
         out[f"{name}_stat_cold_s"] = timed(os.lstat, os.path.join(top, mid))
-        out[f"{name}_stat_warm_s"] = timed(os.lstat, os.path.join(top, mid))
+        out[f"{name}_stat_warm_s"] = statistics.median(
+            timed(os.lstat, os.path.join(top, mid)) for _ in range(STAT_REPS))
     # Clearing them all at once is one write, as `> kprobe_events` is.
     fd = os.open(kp, os.O_WRONLY | os.O_TRUNC)
     os.close(fd)

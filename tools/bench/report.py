@@ -177,8 +177,10 @@ def rst(r, path):
     out += ["", ".. figure:: images/bench-memory.svg", "   :width: 100%", "",
             "   Bytes per event in each state (log scale).", "",
             "Time", "----", "",
-            "Median seconds of five runs, and in brackets the ratio to "
-            "eventfs's median; the range of the runs is in the JSON file.", "",
+            f"Median seconds of {d['eventfs']['timings'][OPS[0]]['warm']['runs']} "
+            "runs, the designs taking turns, run from each design's events "
+            "directory, and in brackets the ratio to eventfs's median; the "
+            "range of the runs is in the JSON file.", "",
             ".. list-table::", "   :header-rows: 1", "",
             "   * - design", *[f"     - {op} {k}" for op in OPS
                                for k in ("cold", "warm")]]
