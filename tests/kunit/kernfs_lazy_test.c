@@ -12,6 +12,7 @@
 #include <linux/fs_context.h>
 #include <linux/kernfs.h>
 #include <linux/kthread.h>
+#include <linux/lockdep.h>
 #include <linux/mount.h>
 #include <linux/namei.h>
 #include <linux/sched.h>
@@ -32,6 +33,10 @@ struct kernfs_lazy_test_dir {
 	struct completion go;		/* ... and may go on */
 	bool wait_for_go;
 	struct task_struct *populater;	/* the task that ran it last */
+	bool lockdep_held;		/* lockdep saw the active ref held */
+	bool wait_after_a;		/* wait for "go" once "a" is made */
+	struct completion made_a;	/* ... which is then in @a */
+	struct kernfs_node *a;		/* holding a reference */
 };
 
 static const struct kernfs_ops kernfs_lazy_test_ops = { };
@@ -53,6 +58,9 @@ static int kernfs_lazy_test_populate(struct kernfs_node *kn)
 
 	atomic_inc(&d->calls);
 	WRITE_ONCE(d->populater, current);
+#ifdef CONFIG_LOCKDEP
+	WRITE_ONCE(d->lockdep_held, lock_is_held(&kn->dep_map));
+#endif
 	complete(&d->started);
 	if (d->wait_for_go)
 		wait_for_completion(&d->go);
@@ -70,6 +78,12 @@ static int kernfs_lazy_test_populate(struct kernfs_node *kn)
 	child = kernfs_lazy_test_file(kn, "a", NULL);
 	if (IS_ERR(child))
 		return PTR_ERR(child);
+	if (d->wait_after_a) {
+		kernfs_get(child);
+		d->a = child;
+		complete(&d->made_a);
+		wait_for_completion(&d->go);
+	}
 	if (d->fail_with)
 		return d->fail_with;
 	child = kernfs_lazy_test_file(kn, "b", NULL);
@@ -116,6 +130,7 @@ static int kernfs_lazy_test_init(struct kunit *test)
 		atomic_set(&t->d[i].calls, 0);
 		init_completion(&t->d[i].started);
 		init_completion(&t->d[i].go);
+		init_completion(&t->d[i].made_a);
 	}
 	t->root = kernfs_create_root(&kernfs_lazy_test_scops,
 				     KERNFS_ROOT_CREATE_DEACTIVATED, NULL);
@@ -518,6 +533,148 @@ static void kernfs_lazy_test_children_get_unique_ids(struct kunit *test)
 	kernfs_put(b);
 }
 
+struct kernfs_lazy_test_other {
+	struct kernfs_node *dir;
+	struct kernfs_node *found;
+	struct completion done;
+};
+
+static int kernfs_lazy_test_other_finder(void *arg)
+{
+	struct kernfs_lazy_test_other *o = arg;
+
+	o->found = kernfs_find_and_get(o->dir, "a");
+	complete(&o->done);
+	return 0;
+}
+
+/*
+ * lazy.rst: populations of different directories go on at once. While
+ * populate() of "dir" is held, a first lookup in "other" gets its
+ * children; it used to wait for "dir", as both were serialized by one
+ * mutex per root.
+ */
+static void kernfs_lazy_test_unrelated_populates_run_at_once(struct kunit *test)
+{
+	struct kernfs_lazy_test *t = test->priv;
+	struct kernfs_lazy_test_thread held = { .t = t };
+	struct kernfs_lazy_test_other other = { };
+	struct task_struct *task;
+	unsigned long left;
+
+	kernfs_lazy_test_mkdir(test, true);
+	other.dir = kernfs_create_lazy_dir_ns(kernfs_root_to_node(t->root),
+					      "other", 0755, GLOBAL_ROOT_UID,
+					      GLOBAL_ROOT_GID, &t->d[1], NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(other.dir));
+	kernfs_activate(other.dir);
+
+	t->d[0].wait_for_go = true;
+	init_completion(&held.done);
+	task = kthread_run(kernfs_lazy_test_finder, &held, "kernfs_lazy_h");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	wait_for_completion(&t->d[0].started);
+
+	init_completion(&other.done);
+	task = kthread_run(kernfs_lazy_test_other_finder, &other,
+			   "kernfs_lazy_o");
+	if (IS_ERR(task)) {
+		complete(&t->d[0].go);
+		wait_for_completion(&held.done);
+		KUNIT_FAIL(test, "cannot start the second lookup");
+		return;
+	}
+	left = wait_for_completion_timeout(&other.done, 5 * HZ);
+
+	complete(&t->d[0].go);
+	wait_for_completion(&held.done);
+	if (!left)	/* a completion counts: wait only if that wait failed */
+		wait_for_completion(&other.done);
+	KUNIT_EXPECT_NE_MSG(test, left, 0,
+			    "the lookup in \"other\" waited for \"dir\"");
+	KUNIT_EXPECT_NOT_NULL(test, other.found);
+	KUNIT_EXPECT_NOT_NULL(test, held.found);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->d[1].calls), 1);
+	kernfs_put(other.found);
+	kernfs_put(held.found);
+}
+
+/*
+ * lazy.rst: removing a directory waits for a populate() in flight below
+ * it before it removes any node. The populate() of "dir/sub" has made
+ * "a" and is held; kernfs_remove("dir") must leave "a" linked, and so
+ * alive for populate(), until populate() ends. It used to drain and
+ * unlink the leaves first, "a" among them.
+ */
+static void kernfs_lazy_test_removal_keeps_children_until_populate_ends(struct kunit *test)
+{
+	struct kernfs_lazy_test *t = test->priv;
+	struct kernfs_lazy_test_other sub = { };
+	struct kernfs_lazy_test_remover remover;
+	struct task_struct *task;
+	unsigned long left;
+	bool linked;
+
+	t->d[0].lazy_child = true;
+	kernfs_lazy_test_mkdir(test, true);
+	sub.dir = kernfs_find_and_get(t->dir, "sub");
+	KUNIT_ASSERT_NOT_NULL(test, sub.dir);
+
+	t->d[1].wait_after_a = true;
+	init_completion(&sub.done);
+	task = kthread_run(kernfs_lazy_test_other_finder, &sub,
+			   "kernfs_lazy_s");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	wait_for_completion(&t->d[1].made_a);
+
+	kernfs_get(t->dir);
+	remover.kn = t->dir;
+	init_completion(&remover.done);
+	task = kthread_run(kernfs_lazy_test_remove_fn, &remover,
+			   "kernfs_lazy_r");
+	if (IS_ERR(task)) {
+		complete(&t->d[1].go);
+		wait_for_completion(&sub.done);
+		KUNIT_FAIL(test, "cannot start the removal");
+		return;
+	}
+	left = wait_for_completion_timeout(&remover.done,
+					   msecs_to_jiffies(100));
+	linked = !RB_EMPTY_NODE(&t->d[1].a->rb);
+
+	complete(&t->d[1].go);
+	if (!left)	/* a completion counts: wait only if that wait failed */
+		wait_for_completion(&remover.done);
+	wait_for_completion(&sub.done);
+	KUNIT_EXPECT_EQ_MSG(test, left, 0,
+			    "the removal did not wait for populate()");
+	KUNIT_EXPECT_TRUE_MSG(test, linked,
+			      "the removal unlinked \"a\" while populate() ran");
+	/* The rest of the population failed in a directory being removed. */
+	KUNIT_EXPECT_NULL(test, sub.found);
+	KUNIT_EXPECT_TRUE(test, RB_EMPTY_NODE(&t->d[1].a->rb));
+	kernfs_put(sub.found);
+	kernfs_put(t->d[1].a);
+	kernfs_put(sub.dir);
+	kernfs_put(t->dir);
+}
+
+/*
+ * lazy.rst: lockdep sees populate() run under the directory's active
+ * reference, so that it checks the lock order around it.
+ */
+static void kernfs_lazy_test_populate_active_ref_seen_by_lockdep(struct kunit *test)
+{
+	struct kernfs_lazy_test *t = test->priv;
+
+	if (!IS_ENABLED(CONFIG_LOCKDEP))
+		kunit_skip(test, "no lockdep in this kernel");
+	kernfs_lazy_test_mkdir(test, true);
+	KUNIT_ASSERT_TRUE(test, kernfs_lazy_test_has(t, "a"));
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->d[0].calls), 1);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(t->d[0].lockdep_held));
+}
+
 static struct kunit_case kernfs_lazy_test_cases[] = {
 	KUNIT_CASE(kernfs_lazy_test_populated_once_on_first_search),
 	KUNIT_CASE(kernfs_lazy_test_concurrent_first_lookups_share_one_populate),
@@ -528,6 +685,9 @@ static struct kunit_case kernfs_lazy_test_cases[] = {
 	KUNIT_CASE(kernfs_lazy_test_lookup_populates_each_level),
 	KUNIT_CASE(kernfs_lazy_test_namespaced_children),
 	KUNIT_CASE(kernfs_lazy_test_children_get_unique_ids),
+	KUNIT_CASE(kernfs_lazy_test_unrelated_populates_run_at_once),
+	KUNIT_CASE(kernfs_lazy_test_populate_active_ref_seen_by_lockdep),
+	KUNIT_CASE(kernfs_lazy_test_removal_keeps_children_until_populate_ends),
 	{}
 };
 
