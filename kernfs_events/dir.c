@@ -32,7 +32,6 @@
  * @nr_entries: its length
  * @data: the data passed to each entry's callback
  * @subdirs: the subdirectories of a lazy directory, or NULL
- * @dying: kfe_remove_dir() has begun to remove it
  * @files: the node of each entry, or NULL if its callback left it out
  *	or the directory is lazy and not populated yet
  */
@@ -45,7 +44,6 @@ struct kfe_dir {
 	int			nr_entries;
 	void			*data;
 	const struct kfe_subdirs *subdirs;
-	bool			dying;
 	struct kernfs_node	*files[] __counted_by(nr_entries);
 };
 
@@ -58,15 +56,6 @@ static struct lock_class_key kfe_active_key;
 
 /* Protects the links between kfe_dirs, not the kernfs nodes. */
 static DEFINE_MUTEX(kfe_tree_lock);
-
-/*
- * Held for reading while a lazy directory is populated, for writing while
- * kfe_remove_dir() marks a directory dying. kernfs_remove() waits for the
- * active reference that a populate holds on its directory, but it frees
- * the children the populate has made so far before that, in post-order:
- * a populate that still uses them must not overlap a removal above it.
- */
-static DECLARE_RWSEM(kfe_populate_rwsem);
 
 static int kfe_check_name(const char *name)
 {
@@ -203,32 +192,28 @@ static void kfe_dir_depopulate(struct kfe_dir *dir)
  * on @kn, before anyone can see the children.
  *
  * Return: 0, or the first error; then nothing it created is left and
- * kernfs calls it again on the next access. -ENOENT if the directory or
- * one above it is being removed.
+ * kernfs calls it again on the next access.
  */
 int kfe_dir_populate(struct kernfs_node *kn)
 {
-	struct kfe_dir *dir = kn->priv, *pos;
+	struct kfe_dir *dir = kn->priv;
 	struct kfe_file_spec *specs;
-	int ret = -ENOENT;
+	int ret;
 
-	/* The active reference that kernfs holds keeps the data alive. */
+	/*
+	 * The active reference that kernfs holds keeps the data alive, and
+	 * a removal of this directory or of one above it waits for the
+	 * call to end before it frees what the call made (patches/0003).
+	 */
 	specs = kfe_dir_query_files(dir);
 	if (IS_ERR(specs))
 		return PTR_ERR(specs);
-
-	down_read(&kfe_populate_rwsem);
-	for (pos = dir; pos; pos = pos->parent)
-		if (pos->dying)
-			goto out;
 
 	ret = kfe_dir_create_files(dir, specs);
 	if (!ret && dir->subdirs)
 		ret = dir->subdirs->create(dir, dir->data);
 	if (ret)
 		kfe_dir_depopulate(dir);
-out:
-	up_read(&kfe_populate_rwsem);
 	kfree(specs);
 	return ret;
 }
@@ -462,11 +447,10 @@ EXPORT_SYMBOL_GPL(kfe_create_lazy_dir);
  * kfe_remove_dir - remove a directory, its files and its subdirectories
  * @dir: the directory; NULL or an ERR_PTR() is ignored
  *
- * First waits for the populate callback in progress, if any; one that
- * starts later below @dir fails its access with -ENOENT. Then
- * kernfs_remove() hides the whole subtree at once, waits for every
- * operation in flight on its nodes and releases their open files, which
- * return -ENODEV from then on. When this returns no kernfs_ops of the
+ * kernfs_remove() hides the whole subtree at once, waits for the
+ * populate callbacks in progress in it (one that starts later fails its
+ * access with -ENOENT), then for every operation in flight on its nodes,
+ * and releases their open files, which return -ENODEV from then on. When this returns no kernfs_ops of the
  * subtree is running or will run, so the caller may free the data it
  * gave the callbacks. @dir and the directories below it are freed.
  *
@@ -478,10 +462,6 @@ void kfe_remove_dir(struct kfe_dir *dir)
 {
 	if (IS_ERR_OR_NULL(dir))
 		return;
-
-	down_write(&kfe_populate_rwsem);
-	dir->dying = true;
-	up_write(&kfe_populate_rwsem);
 
 	mutex_lock(&kfe_tree_lock);
 	list_del(&dir->sibling);
