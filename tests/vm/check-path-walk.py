@@ -9,23 +9,27 @@
   tracefs, not once per file (kernfs's ENODATA made it ask again for
   every entry: a second path walk per file).
 - A walk through the mirror stays in RCU mode (patches/0012): kernfs's
-  d_revalidate and permission do not send it back to ref-walk. Counted
-  with return probes on both while every node of two systems is
+  d_revalidate is called in RCU mode, and neither it nor permission
+  sends the walk back to ref-walk. Counted with probes on both while
+  every node of two systems is
   stat-ed from a directory of the mirror (the guest's root is 9p, which
   leaves RCU mode by itself); the calls are counted too, so that a
   probe that never fired cannot pass.
 - The RCU walk still sees removal: a path cached before its instance is
-  removed through tracefs is gone after it, and the same path in an
-  instance made again with the same name is the new node.
+  removed through tracefs is gone once the mirror has followed, and the
+  same path in an instance made again with the same name is the new
+  node.
 """
 import errno
 import os
+import re
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from kprobes import kprobe  # noqa: E402
 from ktap import Suite  # noqa: E402
+from tracefs import settle  # noqa: E402
 
 MNT = os.environ["KFE_MNT"]
 EVENTS = os.path.join(MNT, "events")
@@ -73,46 +77,68 @@ def nodes(top):
     return found
 
 
+LOOKUP_RCU = 0x0040
+# The probes: name, definition, and what to count in a line of it.
+PROBES = {
+    "kfe_walk_reval": ("r kernfs_dop_revalidate ret=$retval:s32",
+                       lambda f: f["ret"] == ECHILD),
+    "kfe_walk_revrcu": ("p kernfs_dop_revalidate flags=%si:u32",
+                        lambda f: f["flags"] & LOOKUP_RCU),
+    "kfe_walk_perm": ("r kernfs_iop_permission ret=$retval:s32",
+                      lambda f: f["ret"] == ECHILD),
+}
+
+
 def probe_counts(stat_all):
-    """Run STAT_ALL() with return probes on kernfs's d_revalidate and
+    """Run STAT_ALL() with PROBES on kernfs's d_revalidate and
     permission, counted in the COUNTER instance for this process only:
-    {probe: (calls, -ECHILD returns)}."""
-    probes = {"kfe_walk_reval": "kernfs_dop_revalidate",
-              "kfe_walk_perm": "kernfs_iop_permission"}
+    {probe: (calls, calls that match)}. STAT_ALL() runs twice: first to
+    look every path up once the probes' event system and the instance
+    are in the mirror (a new child changes the revision of the
+    directories above, which sends their next walk to ref-walk once),
+    then counted."""
     inst = os.path.join(TRACEFS, "instances", COUNTER)
-    for name, fn in probes.items():
-        err = kprobe(f"r:{name} {fn} ret=$retval:s32")
+    for name, (definition, _) in PROBES.items():
+        kind, rest = definition.split(" ", 1)
+        err = kprobe(f"{kind}:{name} {rest}")
         if err:
-            raise OSError(err, f"kprobe {fn}")
+            raise OSError(err, f"kprobe {definition}")
     os.mkdir(inst)
     try:
         with open(os.path.join(inst, "buffer_size_kb"), "w") as f:
             f.write("8192")
-        for name in probes:
+        for name in PROBES:
             ev = os.path.join(inst, "events", "kprobes", name)
             with open(os.path.join(ev, "filter"), "w") as f:
                 f.write(f"common_pid == {os.getpid()}")
-            with open(os.path.join(ev, "enable"), "w") as f:
+        settle(lambda: all(os.path.exists(os.path.join(EVENTS, "kprobes", name))
+                           for name in PROBES) and
+               os.path.exists(os.path.join(MNT, "instances", COUNTER, "events")))
+        stat_all()
+        for name in PROBES:
+            with open(os.path.join(inst, "events", "kprobes", name, "enable"), "w") as f:
                 f.write("1")
         stat_all()
         with open(os.path.join(inst, "tracing_on"), "w") as f:
             f.write("0")
         with open(os.path.join(inst, "trace")) as f:
             lines = [line for line in f if not line.startswith("#")]
-        with open(os.path.join(inst, "per_cpu", "cpu0", "stats")) as f:
-            overrun = next(int(line.split()[1]) for line in f
-                           if line.startswith("overrun"))
+        overrun = 0
+        for cpu in os.listdir(os.path.join(inst, "per_cpu")):
+            with open(os.path.join(inst, "per_cpu", cpu, "stats")) as f:
+                overrun += next(int(line.split()[1]) for line in f
+                                if line.startswith("overrun"))
     finally:
         os.rmdir(inst)
-        for name in probes:
+        for name in PROBES:
             kprobe(f"-:{name}")
     if overrun:
         raise RuntimeError(f"the counting buffer overran by {overrun} events")
     counts = {}
-    for name in probes:
-        mine = [line for line in lines if f" {name}: " in line]
-        counts[name] = (len(mine),
-                        sum(1 for line in mine if f"ret={ECHILD}" in line))
+    for name, (_, match) in PROBES.items():
+        fields = [dict((k, int(v)) for k, v in re.findall(r"(\w+)=(-?\d+)", line))
+                  for line in lines if f" {name}: " in line]
+        counts[name] = (len(fields), sum(1 for f in fields if match(f)))
     return counts
 
 
@@ -131,41 +157,47 @@ s.check("ls_l_asks_xattrs_once_not_per_entry",
         entries > 10 and calls <= tracefs_calls,
         f"{calls} xattr calls for {entries} entries (tracefs: {tracefs_calls})")
 
-# The RCU walk. The first walk looks every node up; the second, counted,
-# finds each dentry in the cache and validates it.
+# The RCU walk: every path validated from the dentry cache.
 dfd = os.open(EVENTS, os.O_RDONLY | os.O_DIRECTORY)
 try:
     paths = [os.path.join(sys_, p) for sys_ in ("sched", "timer")
              for p in [""] + nodes(os.path.join(EVENTS, sys_))]
     paths = [p.rstrip("/") for p in paths]
-    for p in paths:
-        os.stat(p, dir_fd=dfd, follow_symlinks=False)
     counts = probe_counts(lambda: [os.stat(p, dir_fd=dfd, follow_symlinks=False)
                                    for p in paths])
 finally:
     os.close(dfd)
 components = sum(p.count("/") + 1 for p in paths)
-for name, what in (("kfe_walk_reval", "revalidate"), ("kfe_walk_perm", "permission")):
-    calls, echild = counts[name]
-    s.check(f"rcu_walk_{what}_never_echild", calls >= components // 2 and echild == 0,
-            f"{calls} calls, {echild} returned -ECHILD, for {len(paths)} paths "
-            f"of {components} components")
+print(f"# {len(paths)} paths of {components} components: " +
+      ", ".join(f"{name} {calls} calls, {n} counted"
+                for name, (calls, n) in counts.items()), flush=True)
+calls, echild = counts["kfe_walk_reval"]
+_, rcu = counts["kfe_walk_revrcu"]
+s.check("rcu_walk_revalidate_in_rcu_mode",
+        rcu >= components // 2 and echild == 0,
+        f"{calls} calls, {rcu} in RCU mode, {echild} returned -ECHILD, "
+        f"for {len(paths)} paths of {components} components")
+calls, echild = counts["kfe_walk_perm"]
+s.check("rcu_walk_permission_never_echild",
+        calls >= components // 2 and echild == 0,
+        f"{calls} calls, {echild} returned -ECHILD, for {len(paths)} "
+        f"paths of {components} components")
 
-# Removal is seen by a walk that found the path in the dentry cache.
+# Removal is seen by a walk that found the path in the dentry cache. The
+# mirror follows tracefs's mkdir and rmdir from a work item: wait for it.
 inst = os.path.join(TRACEFS, "instances", "kfe_walk_rm")
 mirror = os.path.join(MNT, "instances", "kfe_walk_rm", "events", "sched", "sched_switch", "id")
 os.mkdir(inst)
+settle(lambda: os.path.exists(mirror))
 first = os.stat(mirror).st_ino
 os.stat(mirror)
 os.rmdir(inst)
-try:
-    os.stat(mirror)
-    gone = 0
-except OSError as e:
-    gone = e.errno
-s.check_eq("rcu_walk_sees_instance_removed", gone, errno.ENOENT)
+s.check("rcu_walk_sees_instance_removed",
+        settle(lambda: not os.path.exists(mirror)),
+        f"{mirror} still found after its instance was removed")
 os.mkdir(inst)
 try:
+    settle(lambda: os.path.exists(mirror))
     again = os.stat(mirror).st_ino
 finally:
     os.rmdir(inst)
