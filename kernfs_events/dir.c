@@ -449,10 +449,11 @@ EXPORT_SYMBOL_GPL(kfe_create_lazy_dir);
  *
  * kernfs_remove() hides the whole subtree at once, waits for the
  * populate callbacks in progress in it (one that starts later fails its
- * access with -ENOENT), then for every operation in flight on its nodes,
- * and releases their open files, which return -ENODEV from then on. When this returns no kernfs_ops of the
- * subtree is running or will run, so the caller may free the data it
- * gave the callbacks. @dir and the directories below it are freed.
+ * access with -ENOENT), then for every operation in flight on its
+ * nodes, and releases their open files, which return -ENODEV from then
+ * on. When this returns no kernfs_ops of the subtree is running or will
+ * run, so the caller may free the data it gave the callbacks. @dir and
+ * the directories below it are freed.
  *
  * Must not be called with a lock that those ops or a subdirs function
  * take, nor from an op of a file inside @dir, an entry callback or a
