@@ -268,6 +268,32 @@ def tree_shape(top):
     return sorted(paths)
 
 
+def press_memory():
+    """Fill all but 64 MB of the memory available, as a workload would,
+    then free it: reclaim runs the shrinkers, as under real pressure
+    rather than drop_caches. Return the megabytes filled."""
+    with open("/proc/meminfo") as f:
+        avail = next(int(line.split()[1]) for line in f
+                     if line.startswith("MemAvailable:")) // 1024
+    fill = 64 if SMALL else max(avail - 64, 0)    # --small checks the code
+    chunks = [bytearray(16 << 20) for _ in range(min(fill, avail) // 16)]
+    filled = 16 * len(chunks)
+    del chunks
+    time.sleep(1)
+    return filled
+
+
+def remounted_bytes(design, mount, owner, idle):
+    """DESIGN's bytes at rest after a remount of MOUNT with OWNER's
+    uid= and gid= (then the root's again), from IDLE."""
+    own = IDLE_SITES[design]
+    before = allocinfo()
+    sh(f"mount -o remount,uid={owner},gid={owner} {mount}")
+    after = allocinfo()
+    sh(f"mount -o remount,uid=0,gid=0 {mount}")
+    return idle + bytes_of(after, own) - bytes_of(before, own)
+
+
 def measure_walks(design, top, idle, res):
     """Walk, tar, then drop caches; record the bytes of DESIGN at each
     state: IDLE, its bytes at rest, plus what its own code and the VFS
@@ -280,6 +306,8 @@ def measure_walks(design, top, idle, res):
     walked = allocinfo()
     OPS["tar"](top)
     tarred = allocinfo()
+    res["pressed_mb"] = press_memory()
+    pressed = allocinfo()
     drop_caches()
     dropped = allocinfo()
 
@@ -289,6 +317,7 @@ def measure_walks(design, top, idle, res):
     res["bytes_idle"] = idle
     res["bytes_walked"] = total(walked)
     res["bytes_tarred"] = total(tarred)
+    res["bytes_pressed"] = total(pressed)
     res["bytes_dropped"] = total(dropped)
     res["sites_walked"] = by_site(walked, before, own)
     res["vfs_walked"] = by_site(walked, before, VFS_SITES)
@@ -330,6 +359,8 @@ def main():
         at_rest = bytes_of(idle, IDLE_SITES[name]) - \
             bytes_of(base, IDLE_SITES[name])
         designs[name]["sites_idle"] = by_site(idle, base, IDLE_SITES[name])
+        designs[name]["bytes_remounted"] = remounted_bytes(
+            name, MNT if name == "kernfs_events" else TRACEFS, 1000, at_rest)
         measure_walks(name, top, at_rest, designs[name])
     designs["kernfs_events"]["slab_kernfs_node_idle"] = slab_idle - slab0
     designs["kernfs_events"]["slab_kernfs_node_walked"] = \
@@ -348,8 +379,10 @@ def main():
     sites = re.compile(OWN_SITES["dentry_per_file"].pattern + "|" +
                        VFS_SITES.pattern)
     designs["dentry_per_file"]["sites_idle"] = by_site(idle_d, base_d, sites)
-    measure_walks("dentry_per_file", dentry,
-                  bytes_of(idle_d, sites) - bytes_of(base_d, sites),
+    at_rest = bytes_of(idle_d, sites) - bytes_of(base_d, sites)
+    designs["dentry_per_file"]["bytes_remounted"] = remounted_bytes(
+        "dentry_per_file", "/sys/kernel/debug", 1000, at_rest)
+    measure_walks("dentry_per_file", dentry, at_rest,
                   designs["dentry_per_file"])
 
     # 3. Times, cold and warm, the designs' trees taking turns.
@@ -366,7 +399,8 @@ def main():
     os.rmdir(tinst)
 
     for d in designs.values():
-        for state in ("idle", "walked", "tarred", "dropped"):
+        for state in ("idle", "remounted", "walked", "tarred", "pressed",
+                      "dropped"):
             d[f"bytes_per_event_{state}"] = d[f"bytes_{state}"] / events
         for op, t in d["timings"].items():
             for kind in ("cold", "warm"):

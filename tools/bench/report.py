@@ -14,7 +14,7 @@ import math
 import sys
 
 DESIGNS = ("kernfs_events", "eventfs", "dentry_per_file")
-STATES = ("idle", "walked", "tarred", "dropped")
+STATES = ("idle", "remounted", "walked", "tarred", "pressed", "dropped")
 OPS = ("find", "ls_lR", "stat_all", "tar")
 # Filter write pairs, timed on the designs that have tracing's files.
 FILTER_DESIGNS = ("kernfs_events", "eventfs")
