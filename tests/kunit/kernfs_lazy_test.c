@@ -549,6 +549,25 @@ static int kernfs_lazy_test_other_finder(void *arg)
 }
 
 /*
+ * Run @fn(@arg) in a thread while the populate() of @d is held. If the
+ * thread cannot start, let that populate() go on, wait for @held, the
+ * lookup that runs it, and fail the test.
+ */
+static bool kernfs_lazy_test_start(struct kunit *test, int (*fn)(void *),
+				   void *arg, struct kernfs_lazy_test_dir *d,
+				   struct completion *held)
+{
+	struct task_struct *task = kthread_run(fn, arg, "kernfs_lazy_t");
+
+	if (!IS_ERR(task))
+		return true;
+	complete(&d->go);
+	wait_for_completion(held);
+	KUNIT_FAIL(test, "cannot start a thread: %ld", PTR_ERR(task));
+	return false;
+}
+
+/*
  * lazy.rst: populations of different directories go on at once. While
  * populate() of "dir" is held, a first lookup in "other" gets its
  * children; it used to wait for "dir", as both were serialized by one
@@ -576,14 +595,9 @@ static void kernfs_lazy_test_unrelated_populates_run_at_once(struct kunit *test)
 	wait_for_completion(&t->d[0].started);
 
 	init_completion(&other.done);
-	task = kthread_run(kernfs_lazy_test_other_finder, &other,
-			   "kernfs_lazy_o");
-	if (IS_ERR(task)) {
-		complete(&t->d[0].go);
-		wait_for_completion(&held.done);
-		KUNIT_FAIL(test, "cannot start the second lookup");
+	if (!kernfs_lazy_test_start(test, kernfs_lazy_test_other_finder,
+				    &other, &t->d[0], &held.done))
 		return;
-	}
 	left = wait_for_completion_timeout(&other.done, 5 * HZ);
 
 	complete(&t->d[0].go);
@@ -630,14 +644,9 @@ static void kernfs_lazy_test_removal_keeps_children_until_populate_ends(struct k
 	kernfs_get(t->dir);
 	remover.kn = t->dir;
 	init_completion(&remover.done);
-	task = kthread_run(kernfs_lazy_test_remove_fn, &remover,
-			   "kernfs_lazy_r");
-	if (IS_ERR(task)) {
-		complete(&t->d[1].go);
-		wait_for_completion(&sub.done);
-		KUNIT_FAIL(test, "cannot start the removal");
+	if (!kernfs_lazy_test_start(test, kernfs_lazy_test_remove_fn,
+				    &remover, &t->d[1], &sub.done))
 		return;
-	}
 	left = wait_for_completion_timeout(&remover.done,
 					   msecs_to_jiffies(100));
 	linked = !RB_EMPTY_NODE(&t->d[1].a->rb);
