@@ -270,8 +270,9 @@ def tree_shape(top):
 
 def press_memory():
     """Fill all but 64 MB of the memory available, as a workload would,
-    then free it: reclaim runs the shrinkers, as under real pressure
-    rather than drop_caches. Return the megabytes filled."""
+    then free it: what reclaim gives back then is what pressure, not
+    drop_caches, takes (on the 2 GB guest, page cache, not the walked
+    trees). Return the megabytes filled."""
     with open("/proc/meminfo") as f:
         avail = next(int(line.split()[1]) for line in f
                      if line.startswith("MemAvailable:")) // 1024
