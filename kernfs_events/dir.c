@@ -8,8 +8,12 @@
  * is shown empty and gets its files and subdirectories from kernfs's
  * populate callback, on first use; kernfs activates them together. Each
  * directory is a &struct kfe_dir, the kernfs_node's priv, that remembers
- * its table and its file nodes so that mount options can be applied
- * again to every node: kernfs offers no walk of its tree to a module.
+ * its table and its file nodes.
+ *
+ * Memory reclaim gives back the nodes of a lazy directory that nobody
+ * uses (kfe_dir_reclaim(), kernfs_depopulate()); the next access makes
+ * them again, with the same inode numbers when the directory was given
+ * a block of them.
  */
 #include <linux/kernfs.h>
 #include <linux/list.h>
@@ -30,6 +34,7 @@
  * @sibling: entry in the parent's @children; empty for an events root
  * @entries: the table the files were built from
  * @nr_entries: its length
+ * @populated: a lazy directory that has its nodes, under kfe_tree_lock
  * @data: the data passed to each entry's callback
  * @subdirs: the subdirectories of a lazy directory, or NULL
  * @files: the node of each entry, or NULL if its callback left it out
@@ -42,6 +47,7 @@ struct kfe_dir {
 	struct list_head	sibling;
 	const struct kfe_entry	*entries;
 	int			nr_entries;
+	bool			populated;
 	void			*data;
 	const struct kfe_subdirs *subdirs;
 	struct kernfs_node	*files[] __counted_by(nr_entries);
@@ -54,8 +60,14 @@ struct kfe_dir {
  */
 static struct lock_class_key kfe_active_key;
 
-/* Protects the links between kfe_dirs, not the kernfs nodes. */
+/*
+ * Protects the links between kfe_dirs and their populated flags, not the
+ * kernfs nodes. Memory reclaim takes it: nothing allocates under it.
+ */
 static DEFINE_MUTEX(kfe_tree_lock);
+
+/* The lazy directories that have their nodes: what reclaim could free. */
+static atomic_long_t kfe_nr_populated;
 
 static int kfe_check_name(const char *name)
 {
@@ -153,6 +165,8 @@ static void kfe_dir_free(struct kfe_dir *top)
 			dir = child;
 			continue;
 		}
+		if (dir->populated)
+			atomic_long_dec(&kfe_nr_populated);
 		if (dir == top) {
 			kfree(dir);
 			return;
@@ -164,21 +178,19 @@ static void kfe_dir_free(struct kfe_dir *top)
 }
 
 /*
- * Forget what a failed population of @dir created: kernfs removes the
- * nodes itself when populate() fails. Nothing else can reach them yet.
+ * Forget the nodes of @dir, which kernfs has removed: free the
+ * directories below it and clear its files.
  */
-static void kfe_dir_depopulate(struct kfe_dir *dir)
+static void kfe_dir_forget_nodes(struct kfe_dir *dir)
 {
 	struct kfe_dir *child, *tmp;
 	int i;
 
-	mutex_lock(&kfe_tree_lock);
+	lockdep_assert_held(&kfe_tree_lock);
 	list_for_each_entry_safe(child, tmp, &dir->children, sibling) {
 		list_del(&child->sibling);
 		kfe_dir_free(child);
 	}
-	mutex_unlock(&kfe_tree_lock);
-
 	for (i = 0; i < dir->nr_entries; i++)
 		dir->files[i] = NULL;
 }
@@ -212,10 +224,72 @@ int kfe_dir_populate(struct kernfs_node *kn)
 	ret = kfe_dir_create_files(dir, specs);
 	if (!ret && dir->subdirs)
 		ret = dir->subdirs->create(dir, dir->data);
-	if (ret)
-		kfe_dir_depopulate(dir);
+
+	/* On error kernfs removes the nodes; nothing else saw them. */
+	mutex_lock(&kfe_tree_lock);
+	if (ret) {
+		kfe_dir_forget_nodes(dir);
+	} else {
+		dir->populated = true;
+		atomic_long_inc(&kfe_nr_populated);
+	}
+	mutex_unlock(&kfe_tree_lock);
 	kfree(specs);
 	return ret;
+}
+
+static unsigned long kfe_dir_reclaim_locked(struct kfe_dir *dir)
+{
+	unsigned long nr = 0;
+	struct kfe_dir *child;
+
+	lockdep_assert_held(&kfe_tree_lock);
+	list_for_each_entry(child, &dir->children, sibling)
+		nr += kfe_dir_reclaim_locked(child);
+	if (!dir->populated || kernfs_depopulate(dir->kn))
+		return nr;
+
+	kfe_dir_forget_nodes(dir);
+	dir->populated = false;
+	atomic_long_dec(&kfe_nr_populated);
+	if (dir->subdirs && dir->subdirs->reclaimed)
+		dir->subdirs->reclaimed(dir, dir->data);
+	return nr + 1;
+}
+
+/**
+ * kfe_dir_reclaim - give back the nodes of lazy directories nobody uses
+ * @dir: the top of the subtree to look at
+ *
+ * Depopulates, from the bottom up, every lazy directory at or below @dir
+ * whose nodes nothing uses (kernfs_depopulate()): their kfe_dirs below
+ * are freed, and each depopulated directory's subdirs->reclaimed() is
+ * called. The next access populates them again. Waits for no lock but
+ * kfe_tree_lock, which is never held around an allocation, so that a
+ * shrinker may call it. The caller keeps @dir alive and serialises this
+ * against its own kfe_create and kfe_remove calls below @dir.
+ *
+ * Return: the number of directories depopulated.
+ */
+unsigned long kfe_dir_reclaim(struct kfe_dir *dir)
+{
+	unsigned long nr;
+
+	mutex_lock(&kfe_tree_lock);
+	nr = kfe_dir_reclaim_locked(dir);
+	mutex_unlock(&kfe_tree_lock);
+	return nr;
+}
+EXPORT_SYMBOL_GPL(kfe_dir_reclaim);
+
+/**
+ * kfe_dir_nr_populated - how many lazy directories have their nodes
+ *
+ * Return: the number, which bounds what kfe_dir_reclaim() can free.
+ */
+unsigned long kfe_dir_nr_populated(void)
+{
+	return atomic_long_read(&kfe_nr_populated);
 }
 
 /**
@@ -253,7 +327,7 @@ static struct kfe_dir *kfe_dir_create(const char *name,
 				      const struct kfe_entry *entries,
 				      int nr_entries, void *data,
 				      const struct kfe_subdirs *subdirs,
-				      bool lazy)
+				      bool lazy, u32 ino)
 {
 	struct kfe_file_spec *specs = NULL;
 	struct kernfs_node *kn;
@@ -286,7 +360,7 @@ static struct kfe_dir *kfe_dir_create(const char *name,
 	if (lazy)
 		kn = kernfs_create_lazy_dir_ns(parent_kn, name, 0755,
 					       GLOBAL_ROOT_UID, GLOBAL_ROOT_GID,
-					       dir, NULL);
+					       dir, NULL, ino);
 	else
 		kn = kernfs_create_dir_ns(parent_kn, name, 0755,
 					  GLOBAL_ROOT_UID, GLOBAL_ROOT_GID,
@@ -344,7 +418,7 @@ struct kfe_dir *kfe_create_events_root(const char *name,
 				       int nr_entries, void *data)
 {
 	return kfe_dir_create(name, parent ?: kfe_root_node(), NULL, entries,
-			      nr_entries, data, NULL, false);
+			      nr_entries, data, NULL, false, 0);
 }
 EXPORT_SYMBOL_GPL(kfe_create_events_root);
 
@@ -357,6 +431,8 @@ EXPORT_SYMBOL_GPL(kfe_create_events_root);
  * @nr_entries: the number of @entries
  * @data: passed to each entry's callback and to @subdirs
  * @subdirs: makes and counts the subdirectories; NULL for none
+ * @ino: 0, or the first of a block of inode numbers, as for
+ *	kfe_create_lazy_dir()
  *
  * As kfe_create_lazy_dir(), for a directory with no &struct kfe_dir
  * above it.
@@ -367,10 +443,11 @@ struct kfe_dir *kfe_create_lazy_events_root(const char *name,
 					    struct kernfs_node *parent,
 					    const struct kfe_entry *entries,
 					    int nr_entries, void *data,
-					    const struct kfe_subdirs *subdirs)
+					    const struct kfe_subdirs *subdirs,
+					    u32 ino)
 {
 	return kfe_dir_create(name, parent ?: kfe_root_node(), NULL, entries,
-			      nr_entries, data, subdirs, true);
+			      nr_entries, data, subdirs, true, ino);
 }
 EXPORT_SYMBOL_GPL(kfe_create_lazy_events_root);
 
@@ -401,7 +478,7 @@ struct kfe_dir *kfe_create_dir(const char *name, struct kfe_dir *parent,
 	if (!parent)
 		return ERR_PTR(-EINVAL);
 	return kfe_dir_create(name, parent->kn, parent, entries, nr_entries,
-			      data, NULL, false);
+			      data, NULL, false, 0);
 }
 EXPORT_SYMBOL_GPL(kfe_create_dir);
 
@@ -413,6 +490,11 @@ EXPORT_SYMBOL_GPL(kfe_create_dir);
  * @nr_entries: the number of @entries
  * @data: passed to each entry's callback and to @subdirs
  * @subdirs: makes and counts the subdirectories; NULL for none
+ * @ino: 0, or the first of a block of %KERNFS_LAZY_INO_BLOCK inode
+ *	numbers from %KERNFS_LAZY_INO_MIN up that the caller keeps for this
+ *	directory while it exists: the directory and its files then keep
+ *	their numbers when reclaim gives back the nodes and the next access
+ *	makes them again
  *
  * Like kfe_create_dir(), but the directory appears empty of nodes: its
  * files, and the subdirectories that @subdirs creates with the kfe_create
@@ -427,19 +509,20 @@ EXPORT_SYMBOL_GPL(kfe_create_dir);
  * Other code must not add subdirectories to a lazy directory before it
  * is populated: a failed population removes them with its own.
  *
- * Return: the directory, or an ERR_PTR(): -EINVAL for a bad name or
- * table, -ENAMETOOLONG for a name longer than NAME_MAX, -EEXIST if
- * @parent already has a node of that name, or -ENOMEM.
+ * Return: the directory, or an ERR_PTR(): -EINVAL for a bad name,
+ * table or @ino, -ENAMETOOLONG for a name longer than NAME_MAX, -EEXIST
+ * if @parent already has a node of that name, -EBUSY if a node has
+ * @ino, or -ENOMEM.
  */
 struct kfe_dir *kfe_create_lazy_dir(const char *name, struct kfe_dir *parent,
 				    const struct kfe_entry *entries,
 				    int nr_entries, void *data,
-				    const struct kfe_subdirs *subdirs)
+				    const struct kfe_subdirs *subdirs, u32 ino)
 {
 	if (!parent)
 		return ERR_PTR(-EINVAL);
 	return kfe_dir_create(name, parent->kn, parent, entries, nr_entries,
-			      data, subdirs, true);
+			      data, subdirs, true, ino);
 }
 EXPORT_SYMBOL_GPL(kfe_create_lazy_dir);
 
@@ -493,9 +576,10 @@ EXPORT_SYMBOL_GPL(kfe_dir_node);
  * Populates a lazy directory first; must not be called from an entry
  * callback or a subdirs function.
  *
- * Return: the file's node, valid until kfe_remove_dir(), or NULL if the
- * table has no such entry, its callback left it out, or populating the
- * directory failed.
+ * Return: the file's node, valid until kfe_remove_dir() or
+ * kfe_dir_reclaim() of a subtree that holds it, or NULL if the table has
+ * no such entry, its callback left it out, or populating the directory
+ * failed.
  */
 struct kernfs_node *kfe_dir_file(struct kfe_dir *dir, const char *name)
 {

@@ -64,5 +64,6 @@ int kfe_show_options(struct seq_file *sf, struct kernfs_root *root);
 /* dir.c */
 int kfe_dir_populate(struct kernfs_node *kn);
 unsigned int kfe_dir_nr_subdirs(struct kernfs_node *kn);
+unsigned long kfe_dir_nr_populated(void);
 
 #endif /* KERNFS_EVENTS_INTERNAL_H */

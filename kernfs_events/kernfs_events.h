@@ -60,9 +60,10 @@ typedef int (*kfe_show_fn)(struct seq_file *sf, struct kernfs_node *kn);
 
 /**
  * struct kfe_subdirs - the subdirectories of a lazy directory
- * @create: creates them. Called once, on the first lookup or readdir of
- *	the directory (@dir, its files made already; @data, the data given
- *	when it was created), before anyone sees its content. It creates
+ * @create: creates them. Called on the first lookup or readdir of the
+ *	directory (@dir, its files made already; @data, the data given when
+ *	it was created), before anyone sees its content, and again on the
+ *	first one after kfe_dir_reclaim() gave its nodes back. It creates
  *	them with kfe_create_lazy_dir() or kfe_create_dir(), may sleep, and
  *	must not call kfe_dir_file() or look into a lazy directory. Returns
  *	0, or a negative errno to fail the access; what @dir got is then
@@ -71,10 +72,14 @@ typedef int (*kfe_show_fn)(struct seq_file *sf, struct kernfs_node *kn);
  *	directory reports its link count from it, so that listing the
  *	directory above does not populate it. May sleep; must not call
  *	this API.
+ * @reclaimed: optional: kfe_dir_reclaim() gave back the nodes of @dir and
+ *	freed the directories @create made, with kfe_tree_lock held, in
+ *	memory reclaim: forget them; must not sleep or allocate.
  */
 struct kfe_subdirs {
 	int (*create)(struct kfe_dir *dir, void *data);
 	unsigned int (*count)(void *data);
+	void (*reclaimed)(struct kfe_dir *dir, void *data);
 };
 
 /**
@@ -101,14 +106,16 @@ struct kfe_dir *kfe_create_lazy_events_root(const char *name,
 					    struct kernfs_node *parent,
 					    const struct kfe_entry *entries,
 					    int nr_entries, void *data,
-					    const struct kfe_subdirs *subdirs);
+					    const struct kfe_subdirs *subdirs,
+					    u32 ino);
 struct kfe_dir *kfe_create_lazy_dir(const char *name, struct kfe_dir *parent,
 				    const struct kfe_entry *entries,
 				    int nr_entries, void *data,
-				    const struct kfe_subdirs *subdirs);
+				    const struct kfe_subdirs *subdirs, u32 ino);
 void kfe_remove_dir(struct kfe_dir *dir);
 struct kernfs_node *kfe_dir_node(struct kfe_dir *dir);
 struct kernfs_node *kfe_dir_file(struct kfe_dir *dir, const char *name);
+unsigned long kfe_dir_reclaim(struct kfe_dir *dir);
 loff_t kfe_file_size(struct kernfs_node *kn, kfe_show_fn show);
 loff_t kfe_static_file_size(struct kernfs_node *kn, kfe_show_fn render);
 

@@ -7,6 +7,7 @@
 #ifndef KERNFS_EVENTS_TRACE_H
 #define KERNFS_EVENTS_TRACE_H
 
+#include <linux/idr.h>
 #include <linux/list.h>
 
 #include "kernfs_events.h"
@@ -40,6 +41,8 @@ struct kfe_instance {
 	struct kfe_dir		*events;	/* its events directory */
 	struct list_head	systems;	/* its systems */
 	bool			populated;	/* events/ has its systems */
+	u32			ino_base;	/* its inode numbers, or 0 */
+	struct ida		system_inos;	/* its systems' blocks */
 };
 
 /*
@@ -54,6 +57,7 @@ struct kfe_system {
 	int			nr_refs;	/* kfe_events pointing here */
 	struct kfe_dir		*dir;
 	bool			populated;	/* dir has its events */
+	int			ino_index;	/* its block, or -1 */
 };
 
 /*

@@ -31,11 +31,23 @@
  * node. kfe_mirror_lock orders the populate callbacks against the worker,
  * so that an event's directory is made exactly once, by whichever comes
  * first, and removed by the worker.
+ *
+ * Memory reclaim gives back the directories nobody uses (kfe_dir_reclaim()
+ * from kfe_shrinker), from the bottom up: an event's files, a system's
+ * event directories, an events directory's system directories. Each
+ * keeps its inode numbers, so that a path has one number for as long as
+ * its object exists: every instance has a range of the numbers that
+ * kernfs leaves to its owner, with a block per directory, which its
+ * files share: block 0 for the events directory, an event's block by its
+ * event type, which tracing keeps unique, and a system's by an index the
+ * instance gives it.
  */
 #include <linux/hashtable.h>
+#include <linux/idr.h>
 #include <linux/kernfs.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/shrinker.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
@@ -43,6 +55,7 @@
 #include <linux/tracefs.h>
 #include <linux/workqueue.h>
 
+#include "internal.h"
 #include "kernfs_events.h"
 #include "trace.h"
 
@@ -92,6 +105,21 @@ static struct kmem_cache *kfe_event_cache;
 static struct task_struct *kfe_replay_task;
 static bool kfe_record_failed;
 
+/*
+ * An instance's range of inode numbers: a block per event type, the
+ * events directory's in place of type 0, then a block per system. 2,048
+ * ranges fill the numbers kernfs leaves to its owner.
+ */
+#define KFE_INO_TYPES		(1U << 16)
+#define KFE_INO_SYSTEMS		(1U << 16)
+#define KFE_INO_RANGE		((KFE_INO_TYPES + KFE_INO_SYSTEMS) * \
+				 KERNFS_LAZY_INO_BLOCK)
+#define KFE_INO_RANGES		((U32_MAX - KERNFS_LAZY_INO_MIN + 1ULL) / \
+				 KFE_INO_RANGE)
+static DEFINE_IDA(kfe_ino_ranges);
+
+static struct shrinker *kfe_shrinker;
+
 static void kfe_trace_work_fn(struct work_struct *work);
 static DECLARE_WORK(kfe_trace_work, kfe_trace_work_fn);
 
@@ -118,6 +146,10 @@ static gfp_t kfe_record_gfp(void)
 
 static void kfe_instance_free(struct kfe_instance *inst)
 {
+	if (inst->ino_base)
+		ida_free(&kfe_ino_ranges,
+			 (inst->ino_base - KERNFS_LAZY_INO_MIN) / KFE_INO_RANGE);
+	ida_destroy(&inst->system_inos);
 	kfree(inst->name);
 	kfree(inst);
 }
@@ -142,6 +174,7 @@ static void kfe_add_instance(struct trace_array *tr, const char *name)
 		return;
 	}
 	INIT_LIST_HEAD(&inst->systems);
+	ida_init(&inst->system_inos);
 	inst->tr = tr;
 	inst->td.instance = inst->name;
 
@@ -203,6 +236,8 @@ static struct kfe_system *kfe_find_system(struct kfe_instance *inst,
 
 static void kfe_system_free(struct kfe_system *sys)
 {
+	if (sys->ino_index >= 0)
+		ida_free(&sys->instance->system_inos, sys->ino_index);
 	kfree(sys->td.system);
 	kfree(sys);
 }
@@ -215,6 +250,7 @@ static struct kfe_system *kfe_system_alloc(struct kfe_instance *inst,
 	sys = kzalloc(sizeof(*sys), gfp);
 	if (!sys)
 		return NULL;
+	sys->ino_index = -1;
 	sys->td.instance = inst->name;
 	sys->td.system = kstrdup(name, gfp);
 	if (!sys->td.system) {
@@ -318,14 +354,28 @@ static const struct trace_events_fs_ops kfe_trace_ops = {
 
 /* Building the directories of systems and events: under kfe_mirror_lock. */
 
+/*
+ * Under kfe_change_lock, while tracing has @ev's event call: the number of
+ * its directory, or 0 for one from kernfs.
+ */
+static u32 kfe_event_ino(struct kfe_event *ev)
+{
+	u32 base = ev->system->instance->ino_base;
+
+	lockdep_assert_held(&kfe_change_lock);
+	if (!base)
+		return 0;
+	return base + ev->file->event_call->event.type * KERNFS_LAZY_INO_BLOCK;
+}
+
 static int kfe_build_event(struct kfe_event *ev, struct kfe_dir *parent,
-			   const char *name)
+			   const char *name, u32 ino)
 {
 	struct kfe_dir *dir;
 
 	lockdep_assert_held(&kfe_mirror_lock);
 	dir = kfe_create_lazy_dir(name, parent, kfe_event_entries,
-				  kfe_nr_event_entries, ev, NULL);
+				  kfe_nr_event_entries, ev, NULL, ino);
 	if (IS_ERR(dir))
 		return PTR_ERR(dir);
 	ev->dir = dir;
@@ -338,7 +388,10 @@ static int kfe_build_event(struct kfe_event *ev, struct kfe_dir *parent,
  */
 struct kfe_event_batch {
 	int			nr;
-	struct kfe_event	**evs;
+	struct kfe_event_ref {
+		struct kfe_event	*ev;
+		u32			ino;
+	}			*evs;
 	char			*names;		/* nr strings, back to back */
 };
 
@@ -366,7 +419,8 @@ static int kfe_collect_events(struct kfe_system *sys,
 			name = trace_event_name(ev->file->event_call);
 			size = strlen(name) + 1;
 			if (nr < want_nr && len + size <= want_len) {
-				b->evs[nr] = ev;
+				b->evs[nr].ev = ev;
+				b->evs[nr].ino = kfe_event_ino(ev);
 				memcpy(b->names + len, name, size);
 			}
 			nr++;
@@ -398,13 +452,13 @@ static int kfe_system_subdirs(struct kfe_dir *dir, void *data)
 		goto out;
 	ret = kfe_collect_events(sys, &b);
 	for (i = 0, name = b.names; !ret && i < b.nr; i++) {
-		ret = kfe_build_event(b.evs[i], dir, name);
+		ret = kfe_build_event(b.evs[i].ev, dir, name, b.evs[i].ino);
 		name += strlen(name) + 1;
 	}
 	if (ret) {
 		/* kfe_dir_populate() removes the directories made. */
 		while (i--)
-			b.evs[i]->dir = NULL;
+			b.evs[i].ev->dir = NULL;
 	} else {
 		sys->populated = true;
 	}
@@ -423,19 +477,53 @@ static unsigned int kfe_system_nr_subdirs(void *data)
 	return READ_ONCE(sys->nr_events);
 }
 
+/* Reclaim freed the event directories of a system directory. */
+static void kfe_system_reclaimed(struct kfe_dir *dir, void *data)
+{
+	struct kfe_system *sys = container_of(data, struct kfe_system, td);
+	struct kfe_event *ev;
+	int bkt;
+
+	lockdep_assert_held(&kfe_mirror_lock);
+	sys->populated = false;
+	/* Those of events tracing removed too, which the worker reaps. */
+	spin_lock(&kfe_change_lock);
+	hash_for_each(kfe_event_hash, bkt, ev, node)
+		if (ev->system == sys)
+			ev->dir = NULL;
+	hlist_for_each_entry(ev, &kfe_dead, node)
+		if (ev->system == sys)
+			ev->dir = NULL;
+	spin_unlock(&kfe_change_lock);
+}
+
 static const struct kfe_subdirs kfe_system_dirs = {
-	.create	= kfe_system_subdirs,
-	.count	= kfe_system_nr_subdirs,
+	.create		= kfe_system_subdirs,
+	.count		= kfe_system_nr_subdirs,
+	.reclaimed	= kfe_system_reclaimed,
 };
 
 static int kfe_build_system(struct kfe_system *sys, struct kfe_dir *parent)
 {
+	u32 base = sys->instance->ino_base, ino = 0;
 	struct kfe_dir *dir;
+	int index;
 
 	lockdep_assert_held(&kfe_mirror_lock);
+	/* Fewer systems than event types: only memory can run out. */
+	if (base && sys->ino_index < 0) {
+		index = ida_alloc_max(&sys->instance->system_inos,
+				      KFE_INO_SYSTEMS - 1, GFP_KERNEL);
+		if (index < 0)
+			return index;
+		sys->ino_index = index;
+	}
+	if (base)
+		ino = base + (KFE_INO_TYPES + sys->ino_index) *
+			     KERNFS_LAZY_INO_BLOCK;
 	dir = kfe_create_lazy_dir(sys->td.system, parent, kfe_system_entries,
 				  kfe_nr_system_entries, &sys->td,
-				  &kfe_system_dirs);
+				  &kfe_system_dirs, ino);
 	if (IS_ERR(dir))
 		return PTR_ERR(dir);
 	sys->dir = dir;
@@ -495,17 +583,49 @@ static unsigned int kfe_events_nr_subdirs(void *data)
 	return nr;
 }
 
+/* Reclaim freed the system directories of an events directory. */
+static void kfe_events_reclaimed(struct kfe_dir *dir, void *data)
+{
+	struct kfe_instance *inst = container_of(data, struct kfe_instance, td);
+	struct kfe_system *sys;
+
+	lockdep_assert_held(&kfe_mirror_lock);
+	inst->populated = false;
+	/* Their event directories went before them. */
+	spin_lock(&kfe_change_lock);
+	list_for_each_entry(sys, &inst->systems, list)
+		sys->dir = NULL;
+	spin_unlock(&kfe_change_lock);
+}
+
 static const struct kfe_subdirs kfe_events_dirs = {
-	.create	= kfe_events_subdirs,
-	.count	= kfe_events_nr_subdirs,
+	.create		= kfe_events_subdirs,
+	.count		= kfe_events_nr_subdirs,
+	.reclaimed	= kfe_events_reclaimed,
 };
 
 /* The worker's side. */
+
+/*
+ * Give @inst a range of inode numbers, unless every range is taken: its
+ * directories then get numbers from kernfs, and reclaim leaves them be.
+ */
+static void kfe_number_instance(struct kfe_instance *inst)
+{
+	int range;
+
+	if (inst->ino_base)
+		return;
+	range = ida_alloc_max(&kfe_ino_ranges, KFE_INO_RANGES - 1, GFP_KERNEL);
+	if (range >= 0)
+		inst->ino_base = KERNFS_LAZY_INO_MIN + range * KFE_INO_RANGE;
+}
 
 static void kfe_build_instance(struct kfe_instance *inst)
 {
 	struct kfe_dir *events;
 
+	kfe_number_instance(inst);
 	if (inst->name) {
 		inst->top = kfe_create_dir(inst->name, kfe_instances_dir,
 					   NULL, 0, NULL);
@@ -514,13 +634,14 @@ static void kfe_build_instance(struct kfe_instance *inst)
 		events = kfe_create_lazy_dir("events", inst->top,
 					     kfe_events_entries,
 					     kfe_nr_events_entries, &inst->td,
-					     &kfe_events_dirs);
+					     &kfe_events_dirs, inst->ino_base);
 	} else {
 		events = kfe_create_lazy_events_root("events", NULL,
 						     kfe_events_entries,
 						     kfe_nr_events_entries,
 						     &inst->td,
-						     &kfe_events_dirs);
+						     &kfe_events_dirs,
+						     inst->ino_base);
 	}
 	if (IS_ERR(events))
 		goto fail;
@@ -632,6 +753,7 @@ static bool kfe_mirror_pending_event(void)
 	struct kfe_instance *inst;
 	struct kfe_system *sys;
 	struct kfe_event *ev;
+	u32 ino = 0;
 	int ret = 0;
 
 	mutex_lock(&kfe_mirror_lock);
@@ -641,6 +763,7 @@ static bool kfe_mirror_pending_event(void)
 		hlist_del(&ev->node);
 		hash_add(kfe_event_hash, &ev->node, (unsigned long)ev->file);
 		strscpy(name, trace_event_name(ev->file->event_call));
+		ino = kfe_event_ino(ev);
 	}
 	spin_unlock(&kfe_change_lock);
 	if (!ev) {
@@ -653,7 +776,7 @@ static bool kfe_mirror_pending_event(void)
 	if (inst->populated && !sys->dir)
 		ret = kfe_build_system(sys, inst->events);
 	else if (sys->populated && !ev->dir)
-		ret = kfe_build_event(ev, sys->dir, name);
+		ret = kfe_build_event(ev, sys->dir, name, ino);
 	if (ret) {
 		/* Try again, unless tracing has removed it meanwhile. */
 		spin_lock(&kfe_change_lock);
@@ -720,6 +843,54 @@ static void kfe_trace_work_fn(struct work_struct *work)
 	mutex_unlock(&kfe_trace_lock);
 }
 
+/* Under kfe_trace_lock: the @n-th instance, which only the worker frees. */
+static struct kfe_instance *kfe_nth_instance(int n)
+{
+	struct kfe_instance *inst, *found = NULL;
+
+	lockdep_assert_held(&kfe_trace_lock);
+	spin_lock(&kfe_change_lock);
+	list_for_each_entry(inst, &kfe_instance_list, list)
+		if (!n--) {
+			found = inst;
+			break;
+		}
+	spin_unlock(&kfe_change_lock);
+	return found;
+}
+
+static unsigned long kfe_shrinker_count(struct shrinker *shrinker,
+					struct shrink_control *sc)
+{
+	return kfe_dir_nr_populated() ?: SHRINK_EMPTY;
+}
+
+/*
+ * Give back the directories nobody uses in every instance that keeps
+ * its inode numbers. The worker and the populate callbacks allocate
+ * under the two mutexes: reclaim must not wait for them.
+ */
+static unsigned long kfe_shrinker_scan(struct shrinker *shrinker,
+				       struct shrink_control *sc)
+{
+	struct kfe_instance *inst;
+	unsigned long freed = 0;
+	int i;
+
+	if (!mutex_trylock(&kfe_trace_lock))
+		return SHRINK_STOP;
+	if (!mutex_trylock(&kfe_mirror_lock)) {
+		mutex_unlock(&kfe_trace_lock);
+		return SHRINK_STOP;
+	}
+	for (i = 0; (inst = kfe_nth_instance(i)); i++)
+		if (inst->events && inst->ino_base)
+			freed += kfe_dir_reclaim(inst->events);
+	mutex_unlock(&kfe_mirror_lock);
+	mutex_unlock(&kfe_trace_lock);
+	return freed;
+}
+
 /**
  * kfe_trace_init - mirror the events tree of every trace array
  *
@@ -736,6 +907,13 @@ int kfe_trace_init(void)
 	kfe_event_cache = KMEM_CACHE(kfe_event, 0);
 	if (!kfe_event_cache)
 		return -ENOMEM;
+	kfe_shrinker = shrinker_alloc(0, "kernfs_events");
+	if (!kfe_shrinker) {
+		kmem_cache_destroy(kfe_event_cache);
+		return -ENOMEM;
+	}
+	kfe_shrinker->count_objects = kfe_shrinker_count;
+	kfe_shrinker->scan_objects = kfe_shrinker_scan;
 
 	kfe_instances_dir = kfe_create_events_root("instances", NULL, NULL, 0,
 						   NULL);
@@ -757,11 +935,13 @@ int kfe_trace_init(void)
 		kfe_trace_exit();
 		return -ENOMEM;
 	}
+	shrinker_register(kfe_shrinker);
 	return 0;
 
 out_dir:
 	kfe_remove_dir(kfe_instances_dir);
 out_cache:
+	shrinker_free(kfe_shrinker);
 	kmem_cache_destroy(kfe_event_cache);
 	return ret;
 }
@@ -780,6 +960,8 @@ void kfe_trace_exit(void)
 	struct kfe_event *ev;
 	int bkt;
 
+	/* Waits for a scan in progress; none starts after it. */
+	shrinker_free(kfe_shrinker);
 	trace_events_fs_unregister(&kfe_trace_ops);
 
 	spin_lock(&kfe_change_lock);

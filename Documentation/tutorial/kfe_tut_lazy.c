@@ -56,7 +56,7 @@ static int kfe_tut_make_numbers(struct kernfs_node *numbers)
 		kn = kernfs_create_lazy_dir_ns(numbers, name, 0555,
 					       GLOBAL_ROOT_UID,
 					       GLOBAL_ROOT_GID,
-					       (void *)n, NULL);
+					       (void *)n, NULL, 0);
 		if (IS_ERR(kn))
 			return PTR_ERR(kn);	/* kernfs removes the others */
 	}
@@ -102,7 +102,7 @@ static int kfe_tut_lazy_build(struct kernfs_node *top)
 		return PTR_ERR(kn);
 
 	kn = kernfs_create_lazy_dir_ns(top, "numbers", 0555, GLOBAL_ROOT_UID,
-				       GLOBAL_ROOT_GID, NULL, NULL);
+				       GLOBAL_ROOT_GID, NULL, NULL, 0);
 	if (IS_ERR(kn))
 		return PTR_ERR(kn);
 	kfe_tut_numbers = kn;
