@@ -749,7 +749,7 @@ static void kernfs_guide_test_some_methods_run_without_active_ref(struct kunit *
 	/* Created, not activated: populate() runs, with no active ref. */
 	lazy = kernfs_create_lazy_dir_ns(t->top, "lazy", 0755, GLOBAL_ROOT_UID,
 					 GLOBAL_ROOT_GID, (void *)&fail_with,
-					 NULL);
+					 NULL, 0);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(lazy));
 	kn = kernfs_find_and_get(lazy, "a");
 	KUNIT_EXPECT_NOT_NULL(test, kn);
@@ -770,7 +770,7 @@ static void kernfs_guide_test_failed_populate_removes_owner_children(struct kuni
 
 	lazy = kernfs_create_lazy_dir_ns(t->top, "lazy", 0755, GLOBAL_ROOT_UID,
 					 GLOBAL_ROOT_GID, (void *)&fail_with,
-					 NULL);
+					 NULL, 0);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(lazy));
 	own = kernfs_guide_test_file(test, lazy, "own",
 				     &kernfs_guide_test_show_ops);
@@ -1630,7 +1630,7 @@ static void kernfs_guide_test_handle_decoded_without_populate(struct kunit *test
 				      KERNFS_ROOT_SUPPORT_EXPORTOP);
 	lazy = kernfs_create_lazy_dir_ns(top, "lazy", 0755, GLOBAL_ROOT_UID,
 					 GLOBAL_ROOT_GID, (void *)&fail_with,
-					 NULL);
+					 NULL, 0);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(lazy));
 	kernfs_activate(top);
 	mnt = kernfs_guide_test_mount(test, NULL);

@@ -2,7 +2,9 @@
 /*
  * KUnit suite for the populate contract of lazy kernfs directories
  * (patches/0003): kernfs_create_lazy_dir_ns() and
- * kernfs_syscall_ops->populate(), on a kernfs root of its own.
+ * kernfs_syscall_ops->populate(), on a kernfs root of its own; and for
+ * giving their children back, with their inode numbers kept
+ * (patches/0013, 0014): kernfs_depopulate().
  */
 #include <kunit/test.h>
 #include <linux/atomic.h>
@@ -93,7 +95,7 @@ static int kernfs_lazy_test_populate(struct kernfs_node *kn)
 		child = kernfs_create_lazy_dir_ns(kn, "sub", 0755,
 						  GLOBAL_ROOT_UID,
 						  GLOBAL_ROOT_GID,
-						  d + 1, NULL);
+						  d + 1, NULL, 0);
 		if (IS_ERR(child))
 			return PTR_ERR(child);
 	}
@@ -203,17 +205,24 @@ static void kernfs_lazy_test_mount(struct kunit *test)
 	t->mnt = mnt;
 }
 
-/* Create the lazy directory "dir", activated unless told otherwise. */
-static void kernfs_lazy_test_mkdir(struct kunit *test, bool activate)
+/* Create the lazy directory "dir" numbered @ino, activated or not. */
+static void kernfs_lazy_test_mkdir_ino(struct kunit *test, bool activate,
+				       u32 ino)
 {
 	struct kernfs_lazy_test *t = test->priv;
 
 	t->dir = kernfs_create_lazy_dir_ns(kernfs_root_to_node(t->root), "dir",
 					   0755, GLOBAL_ROOT_UID,
-					   GLOBAL_ROOT_GID, &t->d[0], NULL);
+					   GLOBAL_ROOT_GID, &t->d[0], NULL, ino);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t->dir));
 	if (activate)
 		kernfs_activate(t->dir);
+}
+
+/* Create the lazy directory "dir", activated unless told otherwise. */
+static void kernfs_lazy_test_mkdir(struct kunit *test, bool activate)
+{
+	kernfs_lazy_test_mkdir_ino(test, activate, 0);
 }
 
 /* kernfs_find_and_get() of dir/@name: true if found. */
@@ -584,7 +593,8 @@ static void kernfs_lazy_test_unrelated_populates_run_at_once(struct kunit *test)
 	kernfs_lazy_test_mkdir(test, true);
 	other.dir = kernfs_create_lazy_dir_ns(kernfs_root_to_node(t->root),
 					      "other", 0755, GLOBAL_ROOT_UID,
-					      GLOBAL_ROOT_GID, &t->d[1], NULL);
+					      GLOBAL_ROOT_GID, &t->d[1], NULL,
+					      0);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(other.dir));
 	kernfs_activate(other.dir);
 
@@ -684,6 +694,202 @@ static void kernfs_lazy_test_populate_active_ref_seen_by_lockdep(struct kunit *t
 	KUNIT_EXPECT_TRUE(test, READ_ONCE(t->d[0].lockdep_held));
 }
 
+/* The inode number of dir/@name, or 0 if it has none. */
+static u64 kernfs_lazy_test_ino(struct kernfs_lazy_test *t, const char *name)
+{
+	struct kernfs_node *kn = kernfs_find_and_get(t->dir, name);
+	u64 ino = kn ? kernfs_ino(kn) : 0;
+
+	kernfs_put(kn);
+	return ino;
+}
+
+/* Let populate() run without its usual wait for first accesses. */
+static void kernfs_lazy_test_no_wait(struct kernfs_lazy_test_dir *d)
+{
+	d->wait_for_go = true;
+	complete_all(&d->go);
+}
+
+/*
+ * lazy.rst: kernfs_depopulate() frees the children nothing uses, and the
+ * next search populates the directory again.
+ */
+static void kernfs_lazy_test_depopulate_then_populate_again(struct kunit *test)
+{
+	struct kernfs_lazy_test *t = test->priv;
+
+	kernfs_lazy_test_no_wait(&t->d[0]);
+	kernfs_lazy_test_mkdir(test, true);
+	/* Nothing to give back before the first population. */
+	KUNIT_EXPECT_EQ(test, kernfs_depopulate(t->dir), -EBUSY);
+	KUNIT_ASSERT_TRUE(test, kernfs_lazy_test_has(t, "a"));
+
+	KUNIT_EXPECT_EQ(test, kernfs_depopulate(t->dir), 0);
+	KUNIT_EXPECT_TRUE(test, t->dir->flags & KERNFS_UNPOPULATED);
+	KUNIT_EXPECT_TRUE(test, RB_EMPTY_ROOT(&t->dir->dir.children));
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->dir->count), 1);
+
+	KUNIT_EXPECT_TRUE(test, kernfs_lazy_test_has(t, "b"));
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->d[0].calls), 2);
+}
+
+/*
+ * lazy.rst: a child with a reference, or a subdirectory with children,
+ * keeps the directory populated; the subdirectory goes first.
+ */
+static void kernfs_lazy_test_depopulate_refused_while_used(struct kunit *test)
+{
+	struct kernfs_lazy_test *t = test->priv;
+	struct kernfs_node *a, *sub, *sub_a;
+
+	kernfs_lazy_test_no_wait(&t->d[0]);
+	kernfs_lazy_test_no_wait(&t->d[1]);
+	t->d[0].lazy_child = true;
+	kernfs_lazy_test_mkdir(test, true);
+	a = kernfs_find_and_get(t->dir, "a");
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_EXPECT_EQ(test, kernfs_depopulate(t->dir), -EBUSY);
+	kernfs_put(a);
+
+	sub = kernfs_find_and_get(t->dir, "sub");
+	KUNIT_ASSERT_NOT_NULL(test, sub);
+	sub_a = kernfs_find_and_get(sub, "a");
+	KUNIT_ASSERT_NOT_NULL(test, sub_a);
+	kernfs_put(sub_a);
+	kernfs_put(sub);
+	KUNIT_EXPECT_EQ(test, kernfs_depopulate(t->dir), -EBUSY);
+	KUNIT_EXPECT_TRUE(test, kernfs_lazy_test_has(t, "b"));
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->d[0].calls), 1);
+
+	sub = kernfs_find_and_get(t->dir, "sub");
+	KUNIT_ASSERT_NOT_NULL(test, sub);
+	kernfs_put(sub);
+	KUNIT_EXPECT_EQ(test, kernfs_depopulate(sub), 0);
+	KUNIT_EXPECT_EQ(test, kernfs_depopulate(t->dir), 0);
+	KUNIT_EXPECT_TRUE(test, kernfs_lazy_test_has(t, "a"));
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->d[0].calls), 2);
+}
+
+/*
+ * lazy.rst: a directory given a block of the owner's numbers keeps its
+ * children's numbers across depopulation: they follow its own, in the
+ * order populate() creates them; a lazy directory without one gets
+ * numbers from kernfs.
+ */
+static void kernfs_lazy_test_repopulated_children_keep_numbers(struct kunit *test)
+{
+	struct kernfs_lazy_test *t = test->priv;
+	u32 ino = KERNFS_LAZY_INO_MIN + 5 * KERNFS_LAZY_INO_BLOCK;
+	struct kernfs_node *sub;
+	u64 a, b;
+
+	kernfs_lazy_test_no_wait(&t->d[0]);
+	t->d[0].lazy_child = true;
+	kernfs_lazy_test_mkdir_ino(test, true, ino);
+	KUNIT_EXPECT_EQ(test, (u32)kernfs_ino(t->dir), ino);
+	a = kernfs_lazy_test_ino(t, "a");
+	b = kernfs_lazy_test_ino(t, "b");
+	KUNIT_EXPECT_EQ(test, (u32)a, ino + 1);
+	KUNIT_EXPECT_EQ(test, (u32)b, ino + 2);
+	KUNIT_EXPECT_EQ(test, (u32)kernfs_lazy_test_ino(t, "sub"), ino + 3);
+
+	KUNIT_ASSERT_EQ(test, kernfs_depopulate(t->dir), 0);
+	KUNIT_EXPECT_EQ(test, kernfs_lazy_test_ino(t, "a"), a);
+	KUNIT_EXPECT_EQ(test, kernfs_lazy_test_ino(t, "b"), b);
+
+	/* "sub" has no block: its children's numbers come from kernfs. */
+	kernfs_lazy_test_no_wait(&t->d[1]);
+	sub = kernfs_find_and_get(t->dir, "sub");
+	KUNIT_ASSERT_NOT_NULL(test, sub);
+	t->dir = sub;
+	KUNIT_EXPECT_LT(test, (u32)kernfs_lazy_test_ino(t, "a"),
+			KERNFS_LAZY_INO_MIN);
+	kernfs_put(sub);
+}
+
+/* lazy.rst: a number that is not a block's first, or is taken, fails. */
+static void kernfs_lazy_test_bad_or_taken_number_refused(struct kunit *test)
+{
+	struct kernfs_lazy_test *t = test->priv;
+	struct kernfs_node *top = kernfs_root_to_node(t->root);
+	u32 ino = KERNFS_LAZY_INO_MIN + KERNFS_LAZY_INO_BLOCK;
+	struct kernfs_node *kn;
+
+	kn = kernfs_create_lazy_dir_ns(top, "x", 0755, GLOBAL_ROOT_UID,
+				       GLOBAL_ROOT_GID, NULL, NULL, ino + 1);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(kn), -EINVAL);
+	kn = kernfs_create_lazy_dir_ns(top, "x", 0755, GLOBAL_ROOT_UID,
+				       GLOBAL_ROOT_GID, NULL, NULL,
+				       KERNFS_LAZY_INO_BLOCK);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(kn), -EINVAL);
+
+	kernfs_lazy_test_mkdir_ino(test, true, ino);
+	kn = kernfs_create_lazy_dir_ns(top, "x", 0755, GLOBAL_ROOT_UID,
+				       GLOBAL_ROOT_GID, NULL, NULL, ino);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(kn), -EBUSY);
+	kn = kernfs_find_and_get(top, "x");
+	KUNIT_EXPECT_NULL(test, kn);
+	kernfs_put(kn);
+}
+
+#define KERNFS_LAZY_TEST_DEPOPULATIONS	100
+
+struct kernfs_lazy_test_searcher {
+	struct kernfs_node *dir;
+	bool stop;
+	int searches;
+	int misses;
+	struct completion done;
+};
+
+static int kernfs_lazy_test_searcher_fn(void *arg)
+{
+	struct kernfs_lazy_test_searcher *s = arg;
+	struct kernfs_node *kn;
+
+	while (!READ_ONCE(s->stop)) {
+		kn = kernfs_find_and_get(s->dir, "a");
+		s->misses += !kn;
+		s->searches++;
+		kernfs_put(kn);
+		cond_resched();
+	}
+	complete(&s->done);
+	return 0;
+}
+
+/*
+ * lazy.rst: a search never misses a child because kernfs_depopulate()
+ * ran between its population and its lock. Searches run until 100
+ * depopulations have succeeded beside them, or a million were tried.
+ */
+static void kernfs_lazy_test_search_never_misses_depopulated(struct kunit *test)
+{
+	struct kernfs_lazy_test *t = test->priv;
+	struct kernfs_lazy_test_searcher s = { };
+	struct task_struct *task;
+	int depopulated = 0, tries;
+
+	kernfs_lazy_test_no_wait(&t->d[0]);
+	kernfs_lazy_test_mkdir(test, true);
+	s.dir = t->dir;
+	init_completion(&s.done);
+	task = kthread_run(kernfs_lazy_test_searcher_fn, &s, "kernfs_lazy_s");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	for (tries = 0; depopulated < KERNFS_LAZY_TEST_DEPOPULATIONS &&
+	     tries < 1000000; tries++) {
+		depopulated += !kernfs_depopulate(t->dir);
+		cond_resched();
+	}
+	WRITE_ONCE(s.stop, true);
+	wait_for_completion(&s.done);
+	kunit_info(test, "%d searches, %d of %d depopulations, %d populations\n",
+		   s.searches, depopulated, tries, atomic_read(&t->d[0].calls));
+	KUNIT_EXPECT_EQ(test, s.misses, 0);
+	KUNIT_EXPECT_EQ(test, depopulated, KERNFS_LAZY_TEST_DEPOPULATIONS);
+}
+
 static struct kunit_case kernfs_lazy_test_cases[] = {
 	KUNIT_CASE(kernfs_lazy_test_populated_once_on_first_search),
 	KUNIT_CASE(kernfs_lazy_test_concurrent_first_lookups_share_one_populate),
@@ -697,6 +903,11 @@ static struct kunit_case kernfs_lazy_test_cases[] = {
 	KUNIT_CASE(kernfs_lazy_test_unrelated_populates_run_at_once),
 	KUNIT_CASE(kernfs_lazy_test_populate_active_ref_seen_by_lockdep),
 	KUNIT_CASE(kernfs_lazy_test_removal_keeps_children_until_populate_ends),
+	KUNIT_CASE(kernfs_lazy_test_depopulate_then_populate_again),
+	KUNIT_CASE(kernfs_lazy_test_depopulate_refused_while_used),
+	KUNIT_CASE(kernfs_lazy_test_repopulated_children_keep_numbers),
+	KUNIT_CASE(kernfs_lazy_test_bad_or_taken_number_refused),
+	KUNIT_CASE(kernfs_lazy_test_search_never_misses_depopulated),
 	{}
 };
 

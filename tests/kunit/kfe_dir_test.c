@@ -9,6 +9,7 @@
 #include <linux/kernfs.h>
 #include <linux/kthread.h>
 #include <linux/sched.h>
+#include <linux/sched/mm.h>
 #include <linux/seq_file.h>
 
 #include "kfe_test.h"
@@ -23,6 +24,7 @@ struct kfe_dir_test_data {
 	int probe_lookup;		/* what "probe" saw of the directory */
 	int subdirs_calls;		/* times kfe_dir_test_subdirs() ran */
 	int subdirs_fail;		/* it fails with this, if non-zero */
+	int reclaimed_calls;		/* times reclaim gave "sub" back */
 };
 
 static int kfe_dir_test_render(struct seq_file *sf, struct kernfs_node *kn)
@@ -149,7 +151,7 @@ static int kfe_dir_test_subdirs(struct kfe_dir *dir, void *data)
 
 	d->subdirs_calls++;
 	sub = kfe_create_lazy_dir("sub", dir, kfe_dir_test_entries, 1, d,
-				  NULL);
+				  NULL, 0);
 	if (IS_ERR(sub))
 		return PTR_ERR(sub);
 	return d->subdirs_fail;
@@ -161,19 +163,39 @@ static unsigned int kfe_dir_test_nr_subdirs(void *data)
 	return 1;
 }
 
+static void kfe_dir_test_reclaimed(struct kfe_dir *dir, void *data)
+{
+	struct kfe_dir_test_data *d = data;
+
+	d->reclaimed_calls++;
+}
+
 static const struct kfe_subdirs kfe_dir_test_dirs = {
-	.create	= kfe_dir_test_subdirs,
-	.count	= kfe_dir_test_nr_subdirs,
+	.create		= kfe_dir_test_subdirs,
+	.count		= kfe_dir_test_nr_subdirs,
+	.reclaimed	= kfe_dir_test_reclaimed,
 };
 
-static struct kfe_dir *kfe_dir_test_create_lazy(struct kunit *test)
+/*
+ * The last block of the numbers kernfs leaves to its owner, which the
+ * mirror would give only to the 65,536th system of its 2,048th instance.
+ */
+#define KFE_DIR_TEST_INO	(U32_MAX - KERNFS_LAZY_INO_BLOCK + 1)
+
+static struct kfe_dir *kfe_dir_test_create_lazy_ino(struct kunit *test,
+						    u32 ino)
 {
 	struct kfe_dir_test *t = test->priv;
 
 	return kfe_create_lazy_events_root(KFE_DIR_TEST_NAME, NULL,
 					   kfe_dir_test_entries,
 					   ARRAY_SIZE(kfe_dir_test_entries),
-					   &t->data, &kfe_dir_test_dirs);
+					   &t->data, &kfe_dir_test_dirs, ino);
+}
+
+static struct kfe_dir *kfe_dir_test_create_lazy(struct kunit *test)
+{
+	return kfe_dir_test_create_lazy_ino(test, 0);
 }
 
 /* The error of a creation expected to fail; one that succeeded is undone. */
@@ -554,6 +576,61 @@ static void kfe_dir_test_lazy_error_fails_access_then_retries(struct kunit *test
 	KUNIT_EXPECT_EQ(test, t->data.subdirs_calls, 3);
 }
 
+/*
+ * The inode numbers of the test directory's "shown" and "sub", which
+ * populate() numbers from the directory's block; "sub", which has no
+ * block of its own, is populated too.
+ */
+static void kfe_dir_test_lazy_inos(struct kunit *test, u64 ino[2])
+{
+	struct kfe_dir_test *t = test->priv;
+	struct kernfs_node *sub, *kn;
+
+	kn = kernfs_find_and_get(kfe_dir_node(t->dir), "shown");
+	sub = kernfs_find_and_get(kfe_dir_node(t->dir), "sub");
+	KUNIT_ASSERT_NOT_NULL(test, kn);
+	KUNIT_ASSERT_NOT_NULL(test, sub);
+	ino[0] = kernfs_ino(kn);
+	ino[1] = kernfs_ino(sub);
+	kernfs_put(kn);
+	kn = kernfs_find_and_get(sub, "shown");
+	kernfs_put(sub);
+	KUNIT_ASSERT_NOT_NULL(test, kn);
+	kernfs_put(kn);
+}
+
+/*
+ * kfe_dir_reclaim() gives back the nodes of a lazy tree nothing uses,
+ * from the bottom up, and says so to the subdirs' reclaimed(); the next
+ * access makes them again with their numbers. Run as in a shrinker,
+ * inside lockdep's fs_reclaim map: a lock it waits for that is held
+ * elsewhere around an allocation is reported, and fails the run.
+ */
+static void kfe_dir_test_lazy_reclaimed_with_numbers_kept(struct kunit *test)
+{
+	struct kfe_dir_test *t = test->priv;
+	u64 before[2], after[2];
+	unsigned long nr;
+
+	t->dir = kfe_dir_test_create_lazy_ino(test, KFE_DIR_TEST_INO);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t->dir));
+	KUNIT_EXPECT_EQ(test, kfe_dir_reclaim(t->dir), 0);
+	kfe_dir_test_lazy_inos(test, before);
+
+	fs_reclaim_acquire(GFP_KERNEL);
+	nr = kfe_dir_reclaim(t->dir);
+	fs_reclaim_release(GFP_KERNEL);
+	KUNIT_EXPECT_EQ(test, nr, 2);
+	KUNIT_EXPECT_FALSE(test, kfe_dir_test_has_children(t->dir));
+	KUNIT_EXPECT_EQ(test, t->data.reclaimed_calls, 1);
+
+	kfe_dir_test_lazy_inos(test, after);
+	KUNIT_EXPECT_EQ(test, t->data.subdirs_calls, 2);
+	KUNIT_EXPECT_EQ(test, after[0], before[0]);
+	KUNIT_EXPECT_EQ(test, after[1], before[1]);
+	KUNIT_EXPECT_EQ(test, (u32)before[0], KFE_DIR_TEST_INO + 1);
+}
+
 static struct kunit_case kfe_dir_test_cases[] = {
 	KUNIT_CASE(kfe_dir_test_files_follow_callback),
 	KUNIT_CASE(kfe_dir_test_callback_hides_entry),
@@ -571,6 +648,7 @@ static struct kunit_case kfe_dir_test_cases[] = {
 	KUNIT_CASE(kfe_dir_test_lazy_content_made_on_first_use),
 	KUNIT_CASE(kfe_dir_test_lazy_stat_counts_without_populating),
 	KUNIT_CASE(kfe_dir_test_lazy_error_fails_access_then_retries),
+	KUNIT_CASE(kfe_dir_test_lazy_reclaimed_with_numbers_kept),
 	{}
 };
 

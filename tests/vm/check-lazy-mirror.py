@@ -4,9 +4,8 @@
 for what someone looked at, each node is made once, and the lazily made
 tree is the same as tracefs's, also while events come and go.
 
-kernfs gives the nodes of one root sequential inode numbers, so the
-number of nodes made between two points is the difference of the inode
-numbers of two directories created at those points.
+Nodes are counted with a kprobe on kernfs_new_node(): the nodes made
+between two points are the difference of its hit counts there.
 """
 import os
 import subprocess
@@ -15,7 +14,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from kprobes import kprobe  # noqa: E402
+from kprobes import Calls, kprobe  # noqa: E402
 from ktap import Suite  # noqa: E402
 from tracefs import TRACEFS, settle  # noqa: E402
 MNT = os.environ["KFE_MNT"]
@@ -25,21 +24,20 @@ MIRRORED = {"enable", "filter", "trigger", "format", "id", "hist",
 
 s = Suite("kfe_lazy_mirror")
 made = []
+nodes = Calls("kfe_lazy_nodes", "kernfs_new_node").start()
+# The counting probe's system, in the trees mirrored already
+settle(lambda: os.path.isdir(os.path.join(MNT, "events", Calls.GROUP)))
 
 
 def new_instance(name):
-    """Create a trace instance; return the d_ino of its mirror's directory."""
+    """Create a trace instance; return the number of nodes made so far,
+    once its mirror has its directory and events/."""
     os.mkdir(os.path.join(TRACEFS, "instances", name))
     made.append(name)
-    ours = os.path.join(MNT, "instances")
-    found = {}
-
-    def mirrored():
-        found.update((e.name, e.inode()) for e in os.scandir(ours))
-        return name in found
-    if not settle(mirrored):
+    if not settle(lambda: os.path.isdir(os.path.join(MNT, "instances", name,
+                                                     "events"))):
         raise RuntimeError(f"instance {name} was not mirrored")
-    return found[name]
+    return nodes.count()
 
 
 def tree(top):
@@ -78,8 +76,8 @@ ours, theirs = events_of("kfe_lazy_a")
 top_level = len(os.listdir(ours))
 walked = tree(os.path.join(ours, system))
 c = new_instance("kfe_lazy_c")
-# lazy_b/events, then events/ of lazy_a (its systems and files), then
-# everything below the system but the system itself.
+# events/ of lazy_a (its systems and files), everything below the system
+# but the system itself, then lazy_c/events.
 s.check_eq("walk_makes_each_node_once", c - b - 1,
            1 + top_level + len(walked) - 1)
 s.check_eq("lazy_system_same_as_tracefs", walked,
@@ -105,8 +103,8 @@ ours, _ = events_of("kfe_lazy_e")
 for d in (ours, os.path.join(ours, system)):
     subprocess.run(["ls", "-l", d], check=True, capture_output=True)
 f = new_instance("kfe_lazy_f")
-# lazy_e/events, then its systems and files, then the system's event
-# directories and files
+# lazy_e's systems and files, then the system's event directories and
+# files, then lazy_f/events
 s.check_eq("ls_l_makes_only_the_nodes_listed", f - e - 1,
            1 + len(os.listdir(ours)) + len(os.listdir(os.path.join(ours, system))))
 
@@ -153,6 +151,7 @@ s.check_eq("probe_deleted", kprobe(f"-:{PROBE}"), 0)
 s.check("removed_event_takes_its_system",
         settle(lambda: not os.path.exists(os.path.join(ours, "kprobes"))))
 
+nodes.stop()
 for name in made:
     os.rmdir(os.path.join(TRACEFS, "instances", name))
 s.check("instances_removed",

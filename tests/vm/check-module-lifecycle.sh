@@ -57,4 +57,25 @@ reload_and_mount() {
 }
 ktap_case reload_and_mount_again reload_and_mount
 
+# The module's shrinker gives back the nodes of walked directories: unload
+# and load again while drop_caches runs it in a loop, after walks that
+# gave it nodes to free. The console must stay clean.
+unload_during_reclaim() {
+	local drops=$TMPDIR/kfe-drops loop i done=0
+	: >"$drops"
+	(while :; do echo 2 >/proc/sys/vm/drop_caches && echo >>"$drops"; done) &
+	loop=$!
+	for i in 1 2 3; do
+		find "$KFE_MNT/events" >/dev/null && umount "$KFE_MNT" &&
+			rmmod kernfs_events && insmod "$ko" &&
+			mount -t kernfs_events kernfs_events "$KFE_MNT" || break
+		done=$i
+	done
+	kill "$loop"
+	wait "$loop" 2>/dev/null
+	ktap_diag "$done unloads beside $(wc -l <"$drops") runs of drop_caches"
+	[ "$done" = 3 ] && [ "$(wc -l <"$drops")" -gt 0 ] && is_mounted "$KFE_MNT"
+}
+ktap_case unload_during_reclaim unload_during_reclaim
+
 ktap_end
