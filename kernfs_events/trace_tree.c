@@ -110,8 +110,8 @@ static bool kfe_record_failed;
  * events directory's in place of type 0, then a block per system. 2,048
  * ranges fill the numbers kernfs leaves to its owner.
  */
-#define KFE_INO_TYPES		(1U << 16)
-#define KFE_INO_SYSTEMS		(1U << 16)
+#define KFE_INO_TYPES		(TRACE_EVENT_TYPE_MAX + 1)
+#define KFE_INO_SYSTEMS		(U16_MAX + 1)	/* fewer systems than types */
 #define KFE_INO_RANGE		((KFE_INO_TYPES + KFE_INO_SYSTEMS) * \
 				 KERNFS_LAZY_INO_BLOCK)
 #define KFE_INO_RANGES		((U32_MAX - KERNFS_LAZY_INO_MIN + 1ULL) / \
