@@ -238,15 +238,27 @@ int kfe_dir_populate(struct kernfs_node *kn)
 	return ret;
 }
 
+/* Whether @dir has a block of inode numbers, which its files share. */
+static bool kfe_dir_numbered(struct kfe_dir *dir)
+{
+	u32 ino = kernfs_ino(dir->kn);
+
+	return ino >= KERNFS_LAZY_INO_MIN && !(ino % KERNFS_LAZY_INO_BLOCK);
+}
+
 static unsigned long kfe_dir_reclaim_locked(struct kfe_dir *dir)
 {
+	bool numbered = kfe_dir_numbered(dir);
 	unsigned long nr = 0;
 	struct kfe_dir *child;
 
 	lockdep_assert_held(&kfe_tree_lock);
-	list_for_each_entry(child, &dir->children, sibling)
+	list_for_each_entry(child, &dir->children, sibling) {
 		nr += kfe_dir_reclaim_locked(child);
-	if (!dir->populated || kernfs_depopulate(dir->kn))
+		numbered &= kfe_dir_numbered(child);
+	}
+	/* The nodes made again must get the numbers they have. */
+	if (!dir->populated || !numbered || kernfs_depopulate(dir->kn))
 		return nr;
 
 	kfe_dir_forget_nodes(dir);
@@ -262,11 +274,13 @@ static unsigned long kfe_dir_reclaim_locked(struct kfe_dir *dir)
  * @dir: the top of the subtree to look at
  *
  * Depopulates, from the bottom up, every lazy directory at or below @dir
- * whose nodes nothing uses (kernfs_depopulate()): their kfe_dirs below
- * are freed, and each depopulated directory's subdirs->reclaimed() is
- * called. The next access populates them again. Waits for no lock but
- * kfe_tree_lock, which is never held around an allocation, so that a
- * shrinker may call it. The caller keeps @dir alive and serialises this
+ * whose nodes nothing uses (kernfs_depopulate()) and which, with its
+ * subdirectories, has a block of inode numbers, so that the nodes made
+ * again get the numbers they had: their kfe_dirs below are freed, and
+ * each depopulated directory's subdirs->reclaimed() is called. The next
+ * access populates them again. Waits for no lock but kfe_tree_lock,
+ * which is never held around an allocation, so that a shrinker may call
+ * it. The caller keeps @dir alive and serialises this
  * against its own kfe_create and kfe_remove calls below @dir.
  *
  * Return: the number of directories depopulated.
@@ -357,14 +371,21 @@ static struct kfe_dir *kfe_dir_create(const char *name,
 		}
 	}
 
-	if (lazy)
+	if (lazy) {
 		kn = kernfs_create_lazy_dir_ns(parent_kn, name, 0755,
 					       GLOBAL_ROOT_UID, GLOBAL_ROOT_GID,
 					       dir, NULL, ino);
-	else
+		/* Held by a removed directory that something still holds. */
+		if (kn == ERR_PTR(-EBUSY) && ino)
+			kn = kernfs_create_lazy_dir_ns(parent_kn, name, 0755,
+						       GLOBAL_ROOT_UID,
+						       GLOBAL_ROOT_GID, dir,
+						       NULL, 0);
+	} else {
 		kn = kernfs_create_dir_ns(parent_kn, name, 0755,
 					  GLOBAL_ROOT_UID, GLOBAL_ROOT_GID,
 					  dir, NULL);
+	}
 	if (IS_ERR(kn)) {
 		ret = PTR_ERR(kn);
 		goto out_free;
@@ -494,7 +515,9 @@ EXPORT_SYMBOL_GPL(kfe_create_dir);
  *	numbers from %KERNFS_LAZY_INO_MIN up that the caller keeps for this
  *	directory while it exists: the directory and its files then keep
  *	their numbers when reclaim gives back the nodes and the next access
- *	makes them again
+ *	makes them again. While a removed directory that something still
+ *	holds has the number, the directory gets one from kernfs instead,
+ *	and kfe_dir_reclaim() leaves it and the directories above it be.
  *
  * Like kfe_create_dir(), but the directory appears empty of nodes: its
  * files, and the subdirectories that @subdirs creates with the kfe_create
@@ -511,8 +534,7 @@ EXPORT_SYMBOL_GPL(kfe_create_dir);
  *
  * Return: the directory, or an ERR_PTR(): -EINVAL for a bad name,
  * table or @ino, -ENAMETOOLONG for a name longer than NAME_MAX, -EEXIST
- * if @parent already has a node of that name, -EBUSY if a node has
- * @ino, or -ENOMEM.
+ * if @parent already has a node of that name, or -ENOMEM.
  */
 struct kfe_dir *kfe_create_lazy_dir(const char *name, struct kfe_dir *parent,
 				    const struct kfe_entry *entries,

@@ -7,8 +7,8 @@
 #ifndef KERNFS_EVENTS_TRACE_H
 #define KERNFS_EVENTS_TRACE_H
 
-#include <linux/idr.h>
 #include <linux/list.h>
+#include <linux/xarray.h>
 
 #include "kernfs_events.h"
 
@@ -42,7 +42,8 @@ struct kfe_instance {
 	struct list_head	systems;	/* its systems */
 	bool			populated;	/* events/ has its systems */
 	u32			ino_base;	/* its inode numbers, or 0 */
-	struct ida		system_inos;	/* its systems' blocks */
+	struct xarray		system_inos;	/* its systems' blocks */
+	u32			next_system_ino;
 };
 
 /*

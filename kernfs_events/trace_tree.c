@@ -43,7 +43,6 @@
  * instance gives it.
  */
 #include <linux/hashtable.h>
-#include <linux/idr.h>
 #include <linux/kernfs.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -54,6 +53,7 @@
 #include <linux/trace_events.h>
 #include <linux/tracefs.h>
 #include <linux/workqueue.h>
+#include <linux/xarray.h>
 
 #include "internal.h"
 #include "kernfs_events.h"
@@ -116,7 +116,12 @@ static bool kfe_record_failed;
 				 KERNFS_LAZY_INO_BLOCK)
 #define KFE_INO_RANGES		((U32_MAX - KERNFS_LAZY_INO_MIN + 1ULL) / \
 				 KFE_INO_RANGE)
-static DEFINE_IDA(kfe_ino_ranges);
+/*
+ * Ranges and systems' blocks are given in turn, not lowest first: the
+ * number of a removed directory stays taken while something holds it.
+ */
+static DEFINE_XARRAY_ALLOC(kfe_ino_ranges);
+static u32 kfe_next_ino_range;
 
 static struct shrinker *kfe_shrinker;
 
@@ -147,9 +152,9 @@ static gfp_t kfe_record_gfp(void)
 static void kfe_instance_free(struct kfe_instance *inst)
 {
 	if (inst->ino_base)
-		ida_free(&kfe_ino_ranges,
+		xa_erase(&kfe_ino_ranges,
 			 (inst->ino_base - KERNFS_LAZY_INO_MIN) / KFE_INO_RANGE);
-	ida_destroy(&inst->system_inos);
+	xa_destroy(&inst->system_inos);
 	kfree(inst->name);
 	kfree(inst);
 }
@@ -174,7 +179,7 @@ static void kfe_add_instance(struct trace_array *tr, const char *name)
 		return;
 	}
 	INIT_LIST_HEAD(&inst->systems);
-	ida_init(&inst->system_inos);
+	xa_init_flags(&inst->system_inos, XA_FLAGS_ALLOC);
 	inst->tr = tr;
 	inst->td.instance = inst->name;
 
@@ -237,7 +242,7 @@ static struct kfe_system *kfe_find_system(struct kfe_instance *inst,
 static void kfe_system_free(struct kfe_system *sys)
 {
 	if (sys->ino_index >= 0)
-		ida_free(&sys->instance->system_inos, sys->ino_index);
+		xa_erase(&sys->instance->system_inos, sys->ino_index);
 	kfree(sys->td.system);
 	kfree(sys);
 }
@@ -505,17 +510,19 @@ static const struct kfe_subdirs kfe_system_dirs = {
 
 static int kfe_build_system(struct kfe_system *sys, struct kfe_dir *parent)
 {
-	u32 base = sys->instance->ino_base, ino = 0;
+	struct kfe_instance *inst = sys->instance;
+	u32 base = inst->ino_base, ino = 0, index;
 	struct kfe_dir *dir;
-	int index;
+	int ret;
 
 	lockdep_assert_held(&kfe_mirror_lock);
 	/* Fewer systems than event types: only memory can run out. */
 	if (base && sys->ino_index < 0) {
-		index = ida_alloc_max(&sys->instance->system_inos,
-				      KFE_INO_SYSTEMS - 1, GFP_KERNEL);
-		if (index < 0)
-			return index;
+		ret = xa_alloc_cyclic(&inst->system_inos, &index, sys,
+				      XA_LIMIT(0, KFE_INO_SYSTEMS - 1),
+				      &inst->next_system_ino, GFP_KERNEL);
+		if (ret < 0)
+			return ret;
 		sys->ino_index = index;
 	}
 	if (base)
@@ -612,12 +619,13 @@ static const struct kfe_subdirs kfe_events_dirs = {
  */
 static void kfe_number_instance(struct kfe_instance *inst)
 {
-	int range;
+	u32 range;
 
 	if (inst->ino_base)
 		return;
-	range = ida_alloc_max(&kfe_ino_ranges, KFE_INO_RANGES - 1, GFP_KERNEL);
-	if (range >= 0)
+	if (xa_alloc_cyclic(&kfe_ino_ranges, &range, inst,
+			    XA_LIMIT(0, KFE_INO_RANGES - 1),
+			    &kfe_next_ino_range, GFP_KERNEL) >= 0)
 		inst->ino_base = KERNFS_LAZY_INO_MIN + range * KFE_INO_RANGE;
 }
 
