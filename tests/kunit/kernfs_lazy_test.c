@@ -833,6 +833,31 @@ static void kernfs_lazy_test_bad_or_taken_number_refused(struct kunit *test)
 	kernfs_put(kn);
 }
 
+/*
+ * lazy.rst: the number of a removed directory stays taken while the
+ * removed node is held (the inode cache finds inodes by number), and is
+ * free once the node is freed.
+ */
+static void kernfs_lazy_test_removed_number_taken_until_freed(struct kunit *test)
+{
+	struct kernfs_lazy_test *t = test->priv;
+	struct kernfs_node *top = kernfs_root_to_node(t->root);
+	u32 ino = KERNFS_LAZY_INO_MIN + 2 * KERNFS_LAZY_INO_BLOCK;
+	struct kernfs_node *old, *kn;
+
+	kernfs_lazy_test_mkdir_ino(test, true, ino);
+	old = t->dir;
+	kernfs_get(old);		/* as an open file holds it */
+	kernfs_remove(old);
+	kn = kernfs_create_lazy_dir_ns(top, "dir", 0755, GLOBAL_ROOT_UID,
+				       GLOBAL_ROOT_GID, NULL, NULL, ino);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(kn), -EBUSY);
+
+	kernfs_put(old);
+	kernfs_lazy_test_mkdir_ino(test, true, ino);
+	KUNIT_EXPECT_EQ(test, (u32)kernfs_ino(t->dir), ino);
+}
+
 #define KERNFS_LAZY_TEST_DEPOPULATIONS	100
 
 struct kernfs_lazy_test_searcher {
@@ -907,6 +932,7 @@ static struct kunit_case kernfs_lazy_test_cases[] = {
 	KUNIT_CASE(kernfs_lazy_test_depopulate_refused_while_used),
 	KUNIT_CASE(kernfs_lazy_test_repopulated_children_keep_numbers),
 	KUNIT_CASE(kernfs_lazy_test_bad_or_taken_number_refused),
+	KUNIT_CASE(kernfs_lazy_test_removed_number_taken_until_freed),
 	KUNIT_CASE(kernfs_lazy_test_search_never_misses_depopulated),
 	{}
 };

@@ -25,6 +25,7 @@ struct kfe_dir_test_data {
 	int subdirs_calls;		/* times kfe_dir_test_subdirs() ran */
 	int subdirs_fail;		/* it fails with this, if non-zero */
 	int reclaimed_calls;		/* times reclaim gave "sub" back */
+	u32 sub_ino;			/* the number "sub" is made with */
 };
 
 static int kfe_dir_test_render(struct seq_file *sf, struct kernfs_node *kn)
@@ -151,7 +152,7 @@ static int kfe_dir_test_subdirs(struct kfe_dir *dir, void *data)
 
 	d->subdirs_calls++;
 	sub = kfe_create_lazy_dir("sub", dir, kfe_dir_test_entries, 1, d,
-				  NULL, 0);
+				  NULL, d->sub_ino);
 	if (IS_ERR(sub))
 		return PTR_ERR(sub);
 	return d->subdirs_fail;
@@ -178,7 +179,8 @@ static const struct kfe_subdirs kfe_dir_test_dirs = {
 
 /*
  * The last block of the numbers kernfs leaves to its owner, which the
- * mirror would give only to the 65,536th system of its 2,048th instance.
+ * mirror would give only to the 65,536th system of its 2,048th instance;
+ * "sub" takes the block before.
  */
 #define KFE_DIR_TEST_INO	(U32_MAX - KERNFS_LAZY_INO_BLOCK + 1)
 
@@ -576,11 +578,7 @@ static void kfe_dir_test_lazy_error_fails_access_then_retries(struct kunit *test
 	KUNIT_EXPECT_EQ(test, t->data.subdirs_calls, 3);
 }
 
-/*
- * The inode numbers of the test directory's "shown" and "sub", which
- * populate() numbers from the directory's block; "sub", which has no
- * block of its own, is populated too.
- */
+/* The inode numbers of the test directory's "shown" and "sub/shown". */
 static void kfe_dir_test_lazy_inos(struct kunit *test, u64 ino[2])
 {
 	struct kfe_dir_test *t = test->priv;
@@ -591,11 +589,11 @@ static void kfe_dir_test_lazy_inos(struct kunit *test, u64 ino[2])
 	KUNIT_ASSERT_NOT_NULL(test, kn);
 	KUNIT_ASSERT_NOT_NULL(test, sub);
 	ino[0] = kernfs_ino(kn);
-	ino[1] = kernfs_ino(sub);
 	kernfs_put(kn);
 	kn = kernfs_find_and_get(sub, "shown");
 	kernfs_put(sub);
 	KUNIT_ASSERT_NOT_NULL(test, kn);
+	ino[1] = kernfs_ino(kn);
 	kernfs_put(kn);
 }
 
@@ -612,6 +610,7 @@ static void kfe_dir_test_lazy_reclaimed_with_numbers_kept(struct kunit *test)
 	u64 before[2], after[2];
 	unsigned long nr;
 
+	t->data.sub_ino = KFE_DIR_TEST_INO - KERNFS_LAZY_INO_BLOCK;
 	t->dir = kfe_dir_test_create_lazy_ino(test, KFE_DIR_TEST_INO);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t->dir));
 	KUNIT_EXPECT_EQ(test, kfe_dir_reclaim(t->dir), 0);

@@ -436,14 +436,19 @@ def scale(n):
     out = {"events": n, "create_s": create_s, "mirror_s": mirror_s,
            "mirrored": ok}
     mid = f"e{n // 2}/enable"
+    # In the directory, on relative paths, as the walks above.
     for name, top in (("kernfs_events", ours), ("eventfs", theirs)):
-        drop_caches()
-        out[f"{name}_list_cold_s"] = timed(os.listdir, top)
-        out[f"{name}_list_warm_s"] = timed(os.listdir, top)
-        drop_caches()
-        out[f"{name}_stat_cold_s"] = timed(os.lstat, os.path.join(top, mid))
-        out[f"{name}_stat_warm_s"] = statistics.median(
-            timed(os.lstat, os.path.join(top, mid)) for _ in range(STAT_REPS))
+        os.chdir(top)
+        try:
+            drop_caches()
+            out[f"{name}_list_cold_s"] = timed(os.listdir, ".")
+            out[f"{name}_list_warm_s"] = timed(os.listdir, ".")
+            drop_caches()
+            out[f"{name}_stat_cold_s"] = timed(os.lstat, mid)
+            out[f"{name}_stat_warm_s"] = statistics.median(
+                timed(os.lstat, mid) for _ in range(STAT_REPS))
+        finally:
+            os.chdir("/")
     # Clearing them all at once is one write, as `> kprobe_events` is.
     fd = os.open(kp, os.O_WRONLY | os.O_TRUNC)
     os.close(fd)
