@@ -280,8 +280,8 @@ static unsigned long kfe_dir_reclaim_locked(struct kfe_dir *dir)
  * each depopulated directory's subdirs->reclaimed() is called. The next
  * access populates them again. Waits for no lock but kfe_tree_lock,
  * which is never held around an allocation, so that a shrinker may call
- * it. The caller keeps @dir alive and serialises this
- * against its own kfe_create and kfe_remove calls below @dir.
+ * it. The caller keeps @dir alive and serialises this against its own
+ * kfe_create and kfe_remove calls below @dir.
  *
  * Return: the number of directories depopulated.
  */
@@ -335,6 +335,14 @@ static int kfe_check_entries(const struct kfe_entry *entries, int nr_entries)
 	return 0;
 }
 
+static struct kernfs_node *kfe_dir_mkdir_lazy(struct kernfs_node *parent,
+					      const char *name,
+					      struct kfe_dir *dir, u32 ino)
+{
+	return kernfs_create_lazy_dir_ns(parent, name, 0755, GLOBAL_ROOT_UID,
+					 GLOBAL_ROOT_GID, dir, NULL, ino);
+}
+
 static struct kfe_dir *kfe_dir_create(const char *name,
 				      struct kernfs_node *parent_kn,
 				      struct kfe_dir *parent,
@@ -372,15 +380,10 @@ static struct kfe_dir *kfe_dir_create(const char *name,
 	}
 
 	if (lazy) {
-		kn = kernfs_create_lazy_dir_ns(parent_kn, name, 0755,
-					       GLOBAL_ROOT_UID, GLOBAL_ROOT_GID,
-					       dir, NULL, ino);
+		kn = kfe_dir_mkdir_lazy(parent_kn, name, dir, ino);
 		/* Held by a removed directory that something still holds. */
 		if (kn == ERR_PTR(-EBUSY) && ino)
-			kn = kernfs_create_lazy_dir_ns(parent_kn, name, 0755,
-						       GLOBAL_ROOT_UID,
-						       GLOBAL_ROOT_GID, dir,
-						       NULL, 0);
+			kn = kfe_dir_mkdir_lazy(parent_kn, name, dir, 0);
 	} else {
 		kn = kernfs_create_dir_ns(parent_kn, name, 0755,
 					  GLOBAL_ROOT_UID, GLOBAL_ROOT_GID,
