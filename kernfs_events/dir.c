@@ -215,7 +215,7 @@ int kfe_dir_populate(struct kernfs_node *kn)
 	/*
 	 * The active reference that kernfs holds keeps the data alive, and
 	 * a removal of this directory or of one above it waits for the
-	 * call to end before it frees what the call made (patches/0003).
+	 * call to end before it frees what the call made (patches/0005).
 	 */
 	specs = kfe_dir_query_files(dir);
 	if (IS_ERR(specs))

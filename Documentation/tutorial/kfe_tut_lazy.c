@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Step 9 of the kernfs tutorial: directories made on first use
- * (patches/0003).
+ * (patches/0005).
  *
  *   populations         how many times kernfs called populate()
  *   numbers/            lazy: 0/ ... 99/ are made when first looked into

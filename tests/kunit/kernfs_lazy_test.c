@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit suite for the populate contract of lazy kernfs directories
- * (patches/0003): kernfs_create_lazy_dir_ns() and
+ * (patches/0005): kernfs_create_lazy_dir_ns() and
  * kernfs_syscall_ops->populate(), on a kernfs root of its own; and for
  * giving their children back, with their inode numbers kept
- * (patches/0013, 0014): kernfs_depopulate().
+ * (patches/0015, 0016): kernfs_depopulate().
  */
 #include <kunit/test.h>
 #include <linux/atomic.h>
