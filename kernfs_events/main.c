@@ -21,9 +21,12 @@ static int __init kfe_init(void)
 	ret = kfe_root_init();
 	if (ret)
 		return ret;
-	ret = kfe_trace_init();
+	ret = kfe_trace_files_init();
 	if (ret)
 		goto out_root;
+	ret = kfe_trace_init();
+	if (ret)
+		goto out_files;
 	ret = register_filesystem(&kfe_fs_type);
 	if (ret)
 		goto out_trace;
@@ -31,6 +34,8 @@ static int __init kfe_init(void)
 
 out_trace:
 	kfe_trace_exit();
+out_files:
+	kfe_trace_files_exit();
 out_root:
 	kfe_root_exit();
 	return ret;
@@ -40,6 +45,7 @@ static void __exit kfe_exit(void)
 {
 	unregister_filesystem(&kfe_fs_type);
 	kfe_trace_exit();
+	kfe_trace_files_exit();
 	kfe_root_exit();
 }
 

@@ -73,13 +73,18 @@ struct kfe_event {
 	struct kfe_dir		*dir;	/* once its system is populated */
 };
 
-/* trace_files.c */
-extern const struct kfe_entry kfe_events_entries[];
-extern const int kfe_nr_events_entries;
-extern const struct kfe_entry kfe_system_entries[];
-extern const int kfe_nr_system_entries;
-extern const struct kfe_entry kfe_event_entries[];
-extern const int kfe_nr_event_entries;
+/* trace_files.c: the files of each kind of directory, as tracing lists them */
+struct kfe_trace_files {
+	struct kfe_entry	*entries;
+	int			nr;
+};
+
+extern struct kfe_trace_files kfe_event_files;
+extern struct kfe_trace_files kfe_system_files;
+extern struct kfe_trace_files kfe_events_files;
+
+int kfe_trace_files_init(void);
+void kfe_trace_files_exit(void);
 
 /* trace_tree.c */
 int kfe_trace_init(void);

@@ -19,6 +19,7 @@
 #include <linux/fs.h>
 #include <linux/kernfs.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/tracefs.h>
 
@@ -55,7 +56,7 @@ static loff_t kfe_event_size(struct kernfs_node *kn)
 	return kfe_file_size(kn, kfe_event_show);
 }
 
-/* format and id are fixed for the event's life: measured once. */
+/* Content fixed for the event's life (format, id): measured once. */
 static loff_t kfe_event_static_size(struct kernfs_node *kn)
 {
 	return kfe_static_file_size(kn, kfe_event_show);
@@ -82,37 +83,28 @@ static const struct kernfs_ops kfe_event_static_ops = {
 	.size		= kfe_event_static_size,
 };
 
-/*
- * Whether a file's content is fixed for the life of its directory. Not
- * header_page: it follows the ring buffer's sub-buffer size.
- */
-static bool kfe_static_content(const char *name)
+static int kfe_event_file(const char *name, umode_t *mode, void **data,
+			  const struct kernfs_ops **ops,
+			  const struct kernfs_ops *file_ops)
 {
-	return !strcmp(name, "format") || !strcmp(name, "id") ||
-	       !strcmp(name, "header_event");
+	struct kfe_event *ev = *data;
+
+	*mode = trace_events_fs_event_mode(ev->file, name);
+	*ops = file_ops;
+	return *mode ? 1 : 0;
 }
 
 static int kfe_event_entry(const char *name, umode_t *mode, void **data,
 			   const struct kernfs_ops **ops)
 {
-	struct kfe_event *ev = *data;
-
-	*mode = trace_events_fs_event_mode(ev->file, name);
-	*ops = kfe_static_content(name) ? &kfe_event_static_ops : &kfe_event_ops;
-	return *mode ? 1 : 0;
+	return kfe_event_file(name, mode, data, ops, &kfe_event_ops);
 }
 
-/* The files tracefs gives an event directory, in its order. */
-const struct kfe_entry kfe_event_entries[] = {
-	{ .name = "enable",	.callback = kfe_event_entry },
-	{ .name = "filter",	.callback = kfe_event_entry },
-	{ .name = "trigger",	.callback = kfe_event_entry },
-	{ .name = "format",	.callback = kfe_event_entry },
-	{ .name = "id",		.callback = kfe_event_entry },
-	{ .name = "hist",	.callback = kfe_event_entry },
-};
-
-const int kfe_nr_event_entries = ARRAY_SIZE(kfe_event_entries);
+static int kfe_event_fixed_entry(const char *name, umode_t *mode, void **data,
+				 const struct kernfs_ops **ops)
+{
+	return kfe_event_file(name, mode, data, ops, &kfe_event_static_ops);
+}
 
 /*
  * Files of a system directory and of an events directory: priv is the
@@ -166,35 +158,104 @@ static const struct kernfs_ops kfe_trace_dir_ops = {
 	.size		= kfe_trace_dir_size,
 };
 
-/* header_event is fixed. */
+/* Fixed content (header_event). */
 static const struct kernfs_ops kfe_trace_dir_static_ops = {
 	.open		= kfe_trace_dir_open,
 	.seq_show	= kfe_trace_dir_seq_show,
 	.size		= kfe_trace_dir_static_size,
 };
 
-static int kfe_trace_dir_entry(const char *name, umode_t *mode, void **data,
-			       const struct kernfs_ops **ops)
+static int kfe_trace_dir_file(const char *name, umode_t *mode, void **data,
+			      const struct kernfs_ops **ops,
+			      const struct kernfs_ops *file_ops)
 {
 	struct kfe_trace_dir *td = *data;
 
 	*mode = trace_events_fs_dir_mode(td->system, name);
-	*ops = kfe_static_content(name) ? &kfe_trace_dir_static_ops :
-					  &kfe_trace_dir_ops;
+	*ops = file_ops;
 	return *mode ? 1 : 0;
 }
 
-const struct kfe_entry kfe_system_entries[] = {
-	{ .name = "filter",	.callback = kfe_trace_dir_entry },
-	{ .name = "enable",	.callback = kfe_trace_dir_entry },
-};
+static int kfe_trace_dir_entry(const char *name, umode_t *mode, void **data,
+			       const struct kernfs_ops **ops)
+{
+	return kfe_trace_dir_file(name, mode, data, ops, &kfe_trace_dir_ops);
+}
 
-const int kfe_nr_system_entries = ARRAY_SIZE(kfe_system_entries);
+static int kfe_trace_dir_fixed_entry(const char *name, umode_t *mode,
+				     void **data, const struct kernfs_ops **ops)
+{
+	return kfe_trace_dir_file(name, mode, data, ops,
+				  &kfe_trace_dir_static_ops);
+}
 
-const struct kfe_entry kfe_events_entries[] = {
-	{ .name = "enable",		.callback = kfe_trace_dir_entry },
-	{ .name = "header_page",	.callback = kfe_trace_dir_entry },
-	{ .name = "header_event",	.callback = kfe_trace_dir_entry },
-};
+struct kfe_trace_files kfe_event_files;
+struct kfe_trace_files kfe_system_files;
+struct kfe_trace_files kfe_events_files;
 
-const int kfe_nr_events_entries = ARRAY_SIZE(kfe_events_entries);
+/*
+ * Fill @files with the files that tracing gives a directory of @kind, in
+ * its order: each one's callback is @fixed_cb if its content is fixed,
+ * else @cb.
+ */
+static int kfe_trace_files_get(struct kfe_trace_files *files,
+			       enum trace_events_fs_dir kind,
+			       kfe_entry_callback cb,
+			       kfe_entry_callback fixed_cb)
+{
+	struct kfe_entry *entries;
+	bool fixed;
+	int i, nr;
+
+	for (nr = 0; trace_events_fs_file(kind, nr, &fixed); nr++)
+		;
+	entries = kcalloc(nr, sizeof(*entries), GFP_KERNEL);
+	if (!entries)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++) {
+		entries[i].name = trace_events_fs_file(kind, i, &fixed);
+		entries[i].callback = fixed ? fixed_cb : cb;
+	}
+	files->entries = entries;
+	files->nr = nr;
+	return 0;
+}
+
+/**
+ * kfe_trace_files_init - learn from tracing which files directories have
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int kfe_trace_files_init(void)
+{
+	int ret;
+
+	ret = kfe_trace_files_get(&kfe_event_files, TRACE_EVENTS_FS_EVENT,
+				  kfe_event_entry, kfe_event_fixed_entry);
+	if (!ret)
+		ret = kfe_trace_files_get(&kfe_system_files,
+					  TRACE_EVENTS_FS_SYSTEM,
+					  kfe_trace_dir_entry,
+					  kfe_trace_dir_fixed_entry);
+	if (!ret)
+		ret = kfe_trace_files_get(&kfe_events_files,
+					  TRACE_EVENTS_FS_EVENTS,
+					  kfe_trace_dir_entry,
+					  kfe_trace_dir_fixed_entry);
+	if (ret)
+		kfe_trace_files_exit();
+	return ret;
+}
+
+/**
+ * kfe_trace_files_exit - free what kfe_trace_files_init() made
+ */
+void kfe_trace_files_exit(void)
+{
+	kfree(kfe_event_files.entries);
+	kfree(kfe_system_files.entries);
+	kfree(kfe_events_files.entries);
+	kfe_event_files.entries = NULL;
+	kfe_system_files.entries = NULL;
+	kfe_events_files.entries = NULL;
+}

@@ -379,8 +379,8 @@ static int kfe_build_event(struct kfe_event *ev, struct kfe_dir *parent,
 	struct kfe_dir *dir;
 
 	lockdep_assert_held(&kfe_mirror_lock);
-	dir = kfe_create_lazy_dir(name, parent, kfe_event_entries,
-				  kfe_nr_event_entries, ev, NULL, ino);
+	dir = kfe_create_lazy_dir(name, parent, kfe_event_files.entries,
+				  kfe_event_files.nr, ev, NULL, ino);
 	if (IS_ERR(dir))
 		return PTR_ERR(dir);
 	ev->dir = dir;
@@ -528,8 +528,8 @@ static int kfe_build_system(struct kfe_system *sys, struct kfe_dir *parent)
 	if (base)
 		ino = base + (KFE_INO_TYPES + sys->ino_index) *
 			     KERNFS_LAZY_INO_BLOCK;
-	dir = kfe_create_lazy_dir(sys->td.system, parent, kfe_system_entries,
-				  kfe_nr_system_entries, &sys->td,
+	dir = kfe_create_lazy_dir(sys->td.system, parent, kfe_system_files.entries,
+				  kfe_system_files.nr, &sys->td,
 				  &kfe_system_dirs, ino);
 	if (IS_ERR(dir))
 		return PTR_ERR(dir);
@@ -640,13 +640,13 @@ static void kfe_build_instance(struct kfe_instance *inst)
 		if (IS_ERR(inst->top))
 			goto fail;
 		events = kfe_create_lazy_dir("events", inst->top,
-					     kfe_events_entries,
-					     kfe_nr_events_entries, &inst->td,
+					     kfe_events_files.entries,
+					     kfe_events_files.nr, &inst->td,
 					     &kfe_events_dirs, inst->ino_base);
 	} else {
 		events = kfe_create_lazy_events_root("events", NULL,
-						     kfe_events_entries,
-						     kfe_nr_events_entries,
+						     kfe_events_files.entries,
+						     kfe_events_files.nr,
 						     &inst->td,
 						     &kfe_events_dirs,
 						     inst->ino_base);

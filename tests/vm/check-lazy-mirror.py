@@ -19,8 +19,6 @@ from ktap import Suite  # noqa: E402
 from tracefs import TRACEFS, settle  # noqa: E402
 MNT = os.environ["KFE_MNT"]
 PROBE = "kfe_lazy_probe"
-MIRRORED = {"enable", "filter", "trigger", "format", "id", "hist",
-            "header_page", "header_event"}
 
 s = Suite("kfe_lazy_mirror")
 made = []
@@ -41,14 +39,13 @@ def new_instance(name):
 
 
 def tree(top):
-    """{relative path: st_mode} under TOP, files limited to MIRRORED."""
+    """{relative path: st_mode} of every node under TOP."""
     out = {}
     for d, _, files in os.walk(top):
         out[os.path.relpath(d, top)] = os.lstat(d).st_mode
         for f in files:
-            if f in MIRRORED:
-                out[os.path.relpath(os.path.join(d, f), top)] = \
-                    os.lstat(os.path.join(d, f)).st_mode
+            out[os.path.relpath(os.path.join(d, f), top)] = \
+                os.lstat(os.path.join(d, f)).st_mode
     return out
 
 

@@ -22,10 +22,6 @@ from ktap import Suite  # noqa: E402
 from tracefs import TRACEFS, read, settle, write  # noqa: E402
 MNT = os.environ["KFE_MNT"]
 TOP = os.environ["KFE_TOP"]
-# The files the mirror serves; tracefs's others (inject, hist_debug) are
-# not configured in the test kernel.
-MIRRORED = {"enable", "filter", "trigger", "format", "id", "hist",
-            "header_page", "header_event"}
 # Files whose bytes never change while the checks run.
 STATIC = {"format", "id", "header_page", "header_event"}
 PROBE = "kfe_probe"
@@ -46,8 +42,7 @@ def tree(top):
         rel = os.path.relpath(d, top)
         out[rel] = os.lstat(d).st_mode
         for f in files:
-            if f in MIRRORED:
-                out[os.path.join(rel, f)] = os.lstat(os.path.join(d, f)).st_mode
+            out[os.path.join(rel, f)] = os.lstat(os.path.join(d, f)).st_mode
     return out
 
 
