@@ -15,7 +15,7 @@ import sys
 
 DESIGNS = ("kernfs_events", "eventfs", "dentry_per_file")
 STATES = ("idle", "remounted", "walked", "tarred", "pressed", "dropped")
-OPS = ("find", "ls_lR", "stat_all", "tar")
+OPS = ("find", "ls_lR", "stat_all", "read_all", "tar")
 # Filter write pairs, timed on the designs that have tracing's files.
 FILTER_DESIGNS = ("kernfs_events", "eventfs")
 FILTERS = ("event", "system")
