@@ -3,10 +3,12 @@
  * The files of the mirrored event directories.
  *
  * Every file runs tracing's own code through the trace_events_fs_*()
- * calls of <linux/tracefs.h>: tracing decides which files a directory
- * has and their modes, renders what a read returns and parses what a
- * write applies, so the bytes and the errors are those of tracefs. This
- * file only connects kernfs operations to those calls. A file's size at
+ * calls of <linux/tracefs.h>: tracing lists the files a directory can
+ * have (from the table eventfs is built from, trace_events_fs_file()),
+ * decides which of them an event has and their modes, renders what a
+ * read returns and parses what a write applies, so the files, the bytes
+ * and the errors are those of tracefs. This file only connects kernfs
+ * operations to those calls. A file's size at
  * stat is the length of what the same call renders (size.c). Tracing
  * checks lockdown and tracing_is_disabled() inside every call, at open
  * as at each read, write and measurement, as tracefs checks them at
