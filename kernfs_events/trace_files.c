@@ -8,11 +8,10 @@
  * decides which of them an event has and their modes, renders what a
  * read returns and parses what a write applies, so the files, the bytes
  * and the errors are those of tracefs. This file only connects kernfs
- * operations to those calls. A file's size at
- * stat is the length of what the same call renders (size.c). Tracing
- * checks lockdown and tracing_is_disabled() inside every call, at open
- * as at each read, write and measurement, as tracefs checks them at
- * open.
+ * operations to those calls. A file's size at stat is the length of
+ * what the same call renders (size.c). Tracing checks lockdown and
+ * tracing_is_disabled() inside every call, at open as at each read,
+ * write and measurement, as tracefs checks them at open.
  *
  * The operations, ->size() too, run with a kernfs active reference and take
  * event_mutex inside tracing. That is safe because nodes are never
