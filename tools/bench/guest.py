@@ -158,18 +158,25 @@ def settle(cond, timeout=300):
 SUBSET_ARGS = " ".join(SUBSET)
 
 
-def walk(top):
-    """stat every node under TOP, as find -exec stat does; the node count."""
-    n = 0
+def nodes(top, files_only=False):
+    """The paths under TOP of the SUBSET, relative to TOP, which is the
+    working directory while they are yielded."""
     os.chdir(top)
     try:
         for rel in SUBSET:
             for d, dirs, files in os.walk(rel):
-                for name in dirs + files:
-                    os.lstat(os.path.join(d, name))
-                    n += 1
+                for name in files if files_only else dirs + files:
+                    yield os.path.join(d, name)
     finally:
         os.chdir("/")
+
+
+def walk(top):
+    """stat every node under TOP, as find -exec stat does; the node count."""
+    n = 0
+    for path in nodes(top):
+        os.lstat(path)
+        n += 1
     return n
 
 
@@ -179,25 +186,19 @@ def read_all(top):
     all report size 0, it reads none: this is the reading tar leaves out
     there, done by both designs."""
     n = 0
-    os.chdir(top)
-    try:
-        for rel in SUBSET:
-            for d, _, files in os.walk(rel):
-                for name in files:
-                    try:
-                        fd = os.open(os.path.join(d, name), os.O_RDONLY)
-                    except OSError:	# write-only, such as inject
-                        continue
-                    try:
-                        while os.read(fd, 65536):
-                            pass
-                    except OSError:
-                        pass
-                    finally:
-                        os.close(fd)
-                    n += 1
-    finally:
-        os.chdir("/")
+    for path in nodes(top, files_only=True):
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:	# write-only, such as inject
+            continue
+        try:
+            while os.read(fd, 65536):
+                pass
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+        n += 1
     return n
 
 
