@@ -117,6 +117,6 @@ struct kernfs_node *kfe_dir_node(struct kfe_dir *dir);
 struct kernfs_node *kfe_dir_file(struct kfe_dir *dir, const char *name);
 unsigned long kfe_dir_reclaim(struct kfe_dir *dir);
 loff_t kfe_file_size(struct kernfs_node *kn, kfe_show_fn show);
-loff_t kfe_static_file_size(struct kernfs_node *kn, kfe_show_fn render);
+loff_t kfe_fixed_file_size(struct kernfs_node *kn, kfe_show_fn render);
 
 #endif /* KERNFS_EVENTS_H */

@@ -9,8 +9,8 @@
  * reports the length: whoever changed the content (a write on this
  * mount, tracefs, tracing itself), stat tells what a read to EOF would
  * return at that moment. Nothing is measured when content changes, and
- * nothing is stored but the length of content that never changes
- * (kfe_static_file_size()): no walk of the tree, no live inode to
+ * nothing is stored but the length of content whose length never
+ * changes (kfe_fixed_file_size()): no walk of the tree, no live inode to
  * update, and no lock of this layer is held while the content is
  * rendered.
  *
@@ -101,19 +101,19 @@ loff_t kfe_file_size(struct kernfs_node *kn, kfe_show_fn show)
 EXPORT_SYMBOL_GPL(kfe_file_size);
 
 /**
- * kfe_static_file_size - kfe_file_size() for content that never changes
+ * kfe_fixed_file_size - kfe_file_size() for content of a fixed length
  * @kn: the file
  * @render: renders the file's whole content, as for kfe_file_size()
  *
- * For a file whose content is fixed while the file exists (an event's
- * format or id): under size=exact the content is rendered at the first
- * stat only, and its length is kept in @kn->attr.size, which kernfs also
+ * For a file whose content keeps its length while the file exists (an
+ * event's format or id, or a state shown as one character): under
+ * size=exact the content is rendered at the first stat only, and its length is kept in @kn->attr.size, which kernfs also
  * gives the inodes it makes later. Content of length 0 is rendered again
  * at each stat.
  *
  * Return: the size, or @render's negative errno.
  */
-loff_t kfe_static_file_size(struct kernfs_node *kn, kfe_show_fn render)
+loff_t kfe_fixed_file_size(struct kernfs_node *kn, kfe_show_fn render)
 {
 	loff_t len;
 
@@ -127,4 +127,4 @@ loff_t kfe_static_file_size(struct kernfs_node *kn, kfe_show_fn render)
 		WRITE_ONCE(kn->attr.size, len);
 	return len;
 }
-EXPORT_SYMBOL_GPL(kfe_static_file_size);
+EXPORT_SYMBOL_GPL(kfe_fixed_file_size);

@@ -183,7 +183,8 @@ static ssize_t synth_inject_write(struct kernfs_open_file *of, char *buf,
 /*
  * Each readable file's read and size come from one show function: the
  * read through seq_show(), the size through @size_fn, kfe_file_size()
- * or, for content fixed for the event's life, kfe_static_file_size().
+ * or, for content whose length is fixed for the event's life,
+ * kfe_fixed_file_size().
  */
 #define SYNTH_DEFINE_SHOW(name, size_fn)				\
 static int synth_##name##_seq_show(struct seq_file *sf, void *v)	\
@@ -200,8 +201,8 @@ static loff_t synth_##name##_size(struct kernfs_node *kn)		\
 
 SYNTH_DEFINE_SHOW(enable, kfe_file_size)
 SYNTH_DEFINE_SHOW(filter, kfe_file_size)
-SYNTH_DEFINE_SHOW(format, kfe_static_file_size)
-SYNTH_DEFINE_SHOW(id, kfe_static_file_size)
+SYNTH_DEFINE_SHOW(format, kfe_fixed_file_size)
+SYNTH_DEFINE_SHOW(id, kfe_fixed_file_size)
 SYNTH_DEFINE_SHOW(hist, kfe_file_size)
 
 static const struct kernfs_ops synth_enable_ops = {

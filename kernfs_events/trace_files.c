@@ -57,10 +57,10 @@ static loff_t kfe_event_size(struct kernfs_node *kn)
 	return kfe_file_size(kn, kfe_event_show);
 }
 
-/* Content fixed for the event's life (format, id): measured once. */
-static loff_t kfe_event_static_size(struct kernfs_node *kn)
+/* Length fixed for the event's life (format, id): measured once. */
+static loff_t kfe_event_fixed_size(struct kernfs_node *kn)
 {
-	return kfe_static_file_size(kn, kfe_event_show);
+	return kfe_fixed_file_size(kn, kfe_event_show);
 }
 
 static ssize_t kfe_event_write(struct kernfs_open_file *of, char *buf,
@@ -78,10 +78,10 @@ static const struct kernfs_ops kfe_event_ops = {
 	.size		= kfe_event_size,
 };
 
-static const struct kernfs_ops kfe_event_static_ops = {
+static const struct kernfs_ops kfe_event_fixed_ops = {
 	.open		= kfe_event_open,
 	.seq_show	= kfe_event_seq_show,
-	.size		= kfe_event_static_size,
+	.size		= kfe_event_fixed_size,
 };
 
 static int kfe_event_file(const char *name, umode_t *mode, void **data,
@@ -104,7 +104,7 @@ static int kfe_event_entry(const char *name, umode_t *mode, void **data,
 static int kfe_event_fixed_entry(const char *name, umode_t *mode, void **data,
 				 const struct kernfs_ops **ops)
 {
-	return kfe_event_file(name, mode, data, ops, &kfe_event_static_ops);
+	return kfe_event_file(name, mode, data, ops, &kfe_event_fixed_ops);
 }
 
 /*
@@ -138,9 +138,9 @@ static loff_t kfe_trace_dir_size(struct kernfs_node *kn)
 	return kfe_file_size(kn, kfe_trace_dir_show);
 }
 
-static loff_t kfe_trace_dir_static_size(struct kernfs_node *kn)
+static loff_t kfe_trace_dir_fixed_size(struct kernfs_node *kn)
 {
-	return kfe_static_file_size(kn, kfe_trace_dir_show);
+	return kfe_fixed_file_size(kn, kfe_trace_dir_show);
 }
 
 static ssize_t kfe_trace_dir_write(struct kernfs_open_file *of, char *buf,
@@ -159,11 +159,11 @@ static const struct kernfs_ops kfe_trace_dir_ops = {
 	.size		= kfe_trace_dir_size,
 };
 
-/* Fixed content (header_event). */
-static const struct kernfs_ops kfe_trace_dir_static_ops = {
+/* Length fixed (header_event, enable): measured once. */
+static const struct kernfs_ops kfe_trace_dir_fixed_ops = {
 	.open		= kfe_trace_dir_open,
 	.seq_show	= kfe_trace_dir_seq_show,
-	.size		= kfe_trace_dir_static_size,
+	.size		= kfe_trace_dir_fixed_size,
 };
 
 static int kfe_trace_dir_file(const char *name, umode_t *mode, void **data,
@@ -187,7 +187,7 @@ static int kfe_trace_dir_fixed_entry(const char *name, umode_t *mode,
 				     void **data, const struct kernfs_ops **ops)
 {
 	return kfe_trace_dir_file(name, mode, data, ops,
-				  &kfe_trace_dir_static_ops);
+				  &kfe_trace_dir_fixed_ops);
 }
 
 struct kfe_trace_files kfe_event_files;
@@ -196,8 +196,8 @@ struct kfe_trace_files kfe_events_files;
 
 /*
  * Fill @files with the files that tracing gives a directory of @kind, in
- * its order: each one's callback is @fixed_cb if its content is fixed,
- * else @cb.
+ * its order: each one's callback is @fixed_cb if the length of its
+ * content is fixed, else @cb.
  */
 static int kfe_trace_files_get(struct kfe_trace_files *files,
 			       enum trace_events_fs_dir kind,
@@ -205,17 +205,17 @@ static int kfe_trace_files_get(struct kfe_trace_files *files,
 			       kfe_entry_callback fixed_cb)
 {
 	struct kfe_entry *entries;
-	bool fixed;
+	bool fixed_size;
 	int i, nr;
 
-	for (nr = 0; trace_events_fs_file(kind, nr, &fixed); nr++)
+	for (nr = 0; trace_events_fs_file(kind, nr, &fixed_size); nr++)
 		;
 	entries = kcalloc(nr, sizeof(*entries), GFP_KERNEL);
 	if (!entries)
 		return -ENOMEM;
 	for (i = 0; i < nr; i++) {
-		entries[i].name = trace_events_fs_file(kind, i, &fixed);
-		entries[i].callback = fixed ? fixed_cb : cb;
+		entries[i].name = trace_events_fs_file(kind, i, &fixed_size);
+		entries[i].callback = fixed_size ? fixed_cb : cb;
 	}
 	files->entries = entries;
 	files->nr = nr;

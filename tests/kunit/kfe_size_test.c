@@ -68,10 +68,10 @@ KFE_SIZE_TEST_FILE(seq);
 KFE_SIZE_TEST_FILE(long);
 KFE_SIZE_TEST_FILE(error);
 
-/* "static" shows what "seq" shows, but says that it never changes. */
+/* "static" shows what "seq" shows, but says that its length is fixed. */
 static loff_t kfe_size_test_static_size(struct kernfs_node *kn)
 {
-	return kfe_static_file_size(kn, kfe_size_test_seq_render);
+	return kfe_fixed_file_size(kn, kfe_size_test_seq_render);
 }
 
 static const struct kernfs_ops kfe_size_test_static_ops = {
