@@ -59,6 +59,18 @@ typedef int (*kfe_entry_callback)(const char *name, umode_t *mode,
 typedef int (*kfe_show_fn)(struct seq_file *sf, struct kernfs_node *kn);
 
 /**
+ * typedef kfe_len_fn - tell the length of a file's content without rendering it
+ * @kn: the file
+ *
+ * Runs as a &kfe_show_fn does, with the active reference kernfs holds
+ * during kernfs_ops->size().
+ *
+ * Return: the length of what the file's &kfe_show_fn would render now,
+ * -ENODATA if only rendering it tells, or another negative errno.
+ */
+typedef loff_t (*kfe_len_fn)(struct kernfs_node *kn);
+
+/**
  * struct kfe_subdirs - the subdirectories of a lazy directory
  * @create: creates them. Called on the first lookup or readdir of the
  *	directory (@dir, its files made already; @data, the data given when
@@ -118,5 +130,7 @@ struct kernfs_node *kfe_dir_file(struct kfe_dir *dir, const char *name);
 unsigned long kfe_dir_reclaim(struct kfe_dir *dir);
 loff_t kfe_file_size(struct kernfs_node *kn, kfe_show_fn show);
 loff_t kfe_fixed_file_size(struct kernfs_node *kn, kfe_show_fn render);
+loff_t kfe_known_file_size(struct kernfs_node *kn, kfe_len_fn len,
+			   kfe_show_fn show);
 
 #endif /* KERNFS_EVENTS_H */

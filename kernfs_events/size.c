@@ -101,6 +101,34 @@ loff_t kfe_file_size(struct kernfs_node *kn, kfe_show_fn show)
 EXPORT_SYMBOL_GPL(kfe_file_size);
 
 /**
+ * kfe_known_file_size - kfe_file_size() for content whose length its
+ *	owner can often tell without rendering it
+ * @kn: the file
+ * @len: tells the length of @kn's content now, or -ENODATA
+ * @show: renders the file's whole content, as for kfe_file_size()
+ *
+ * Under size=exact @len is asked first, and @show runs only if @len
+ * returns -ENODATA: the files of an event that nobody set up (no filter,
+ * no triggers) are not rendered at each stat. Under the other policies
+ * as kfe_file_size().
+ *
+ * Return: the size, or @len's or @show's negative errno.
+ */
+loff_t kfe_known_file_size(struct kernfs_node *kn, kfe_len_fn len,
+			   kfe_show_fn show)
+{
+	loff_t ret;
+
+	if (READ_ONCE(kfe_opts.size) == KFE_SIZE_EXACT) {
+		ret = len(kn);
+		if (ret != -ENODATA)
+			return ret;
+	}
+	return kfe_file_size(kn, show);
+}
+EXPORT_SYMBOL_GPL(kfe_known_file_size);
+
+/**
  * kfe_fixed_file_size - kfe_file_size() for content of a fixed length
  * @kn: the file
  * @render: renders the file's whole content, as for kfe_file_size()

@@ -9,7 +9,8 @@
  * read returns and parses what a write applies, so the files, the bytes
  * and the errors are those of tracefs. This file only connects kernfs
  * operations to those calls. A file's size at stat is the length of
- * what the same call renders (size.c). Tracing checks lockdown and
+ * what the same call renders (size.c), or what tracing tells of it
+ * without rendering. Tracing checks lockdown and
  * tracing_is_disabled() inside every call, at open as at each read,
  * write and measurement, as tracefs checks them at open.
  *
@@ -52,9 +53,17 @@ static int kfe_event_seq_show(struct seq_file *sf, void *v)
 	return kfe_event_show(sf, of->kn);
 }
 
+static loff_t kfe_event_len(struct kernfs_node *kn)
+{
+	struct kfe_event *ev = kn->priv;
+
+	return trace_events_fs_event_size(ev->file, kn->name);
+}
+
+/* Rendered only where tracing cannot tell the length (size.c). */
 static loff_t kfe_event_size(struct kernfs_node *kn)
 {
-	return kfe_file_size(kn, kfe_event_show);
+	return kfe_known_file_size(kn, kfe_event_len, kfe_event_show);
 }
 
 /* Length fixed for the event's life (format, id): measured once. */

@@ -17,6 +17,8 @@ struct kfe_size_test {
 	struct kfe_dir *dir;
 	const char *text;	/* what "seq" shows */
 	int shows;		/* calls of kfe_size_test_seq_render() */
+	loff_t known;		/* what "known" tells of its length */
+	int tells;		/* calls of kfe_size_test_known_len() */
 };
 
 static int kfe_size_test_seq_render(struct seq_file *sf,
@@ -79,6 +81,26 @@ static const struct kernfs_ops kfe_size_test_static_ops = {
 	.size		= kfe_size_test_static_size,
 };
 
+/* "known" shows what "seq" shows, but may tell its length first. */
+static loff_t kfe_size_test_known_len(struct kernfs_node *kn)
+{
+	struct kfe_size_test *t = kn->priv;
+
+	t->tells++;
+	return t->known;
+}
+
+static loff_t kfe_size_test_known_size(struct kernfs_node *kn)
+{
+	return kfe_known_file_size(kn, kfe_size_test_known_len,
+				   kfe_size_test_seq_render);
+}
+
+static const struct kernfs_ops kfe_size_test_known_ops = {
+	.seq_show	= kfe_size_test_seq_show,
+	.size		= kfe_size_test_known_size,
+};
+
 static void *kfe_size_test_iter_start(struct seq_file *sf, loff_t *pos)
 {
 	return *pos < 3 ? pos : NULL;
@@ -139,6 +161,7 @@ static const struct {
 	{ "long",	&kfe_size_test_long_ops,	0444 },
 	{ "error",	&kfe_size_test_error_ops,	0444 },
 	{ "static",	&kfe_size_test_static_ops,	0444 },
+	{ "known",	&kfe_size_test_known_ops,	0444 },
 	{ "iter",	&kfe_size_test_iter_ops,	0444 },
 	{ "wronly",	&kfe_size_test_write_ops,	0200 },
 	{ "sizeless",	&kfe_size_test_sizeless_ops,	0444 },
@@ -164,6 +187,7 @@ static const struct kfe_entry kfe_size_test_entries[] = {
 	{ "long",	kfe_size_test_callback },
 	{ "error",	kfe_size_test_callback },
 	{ "static",	kfe_size_test_callback },
+	{ "known",	kfe_size_test_callback },
 	{ "iter",	kfe_size_test_callback },
 	{ "wronly",	kfe_size_test_callback },
 };
@@ -337,6 +361,38 @@ static void kfe_size_test_static_rendered_once(struct kunit *test)
 	kern_unmount(mnt);
 }
 
+/*
+ * A length the owner tells is reported without rendering; -ENODATA
+ * renders, another error is the owner's; the other policies do not ask.
+ */
+static void kfe_size_test_known_not_rendered(struct kunit *test)
+{
+	struct kfe_size_test *t = test->priv;
+	struct vfsmount *mnt;
+
+	kfe_size_test_setup(test, "size=exact");
+	t->known = 7;
+	KUNIT_EXPECT_EQ(test, kfe_size_test_size(test, "known"), 7);
+	KUNIT_EXPECT_EQ(test, t->tells, 1);
+	KUNIT_EXPECT_EQ(test, t->shows, 0);
+
+	t->known = -ENODATA;
+	KUNIT_EXPECT_EQ(test, kfe_size_test_size(test, "known"), 12);
+	KUNIT_EXPECT_EQ(test, t->tells, 2);
+	KUNIT_EXPECT_EQ(test, t->shows, 1);
+
+	/* kernfs then reports the size given at creation */
+	t->known = -EIO;
+	KUNIT_EXPECT_EQ(test, kfe_size_test_size(test, "known"), 0);
+	KUNIT_EXPECT_EQ(test, t->shows, 1);
+
+	mnt = kfe_test_mount("size=page");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(mnt));
+	KUNIT_EXPECT_EQ(test, kfe_size_test_size(test, "known"), PAGE_SIZE);
+	kern_unmount(mnt);
+	KUNIT_EXPECT_EQ(test, t->tells, 3);
+}
+
 /* A readable file that cannot report its size is refused, whole. */
 static void kfe_size_test_readable_needs_size(struct kunit *test)
 {
@@ -385,6 +441,7 @@ static struct kunit_case kfe_size_test_cases[] = {
 	KUNIT_CASE(kfe_size_test_remount_changes_live_inodes),
 	KUNIT_CASE(kfe_size_test_follows_unannounced_change),
 	KUNIT_CASE(kfe_size_test_static_rendered_once),
+	KUNIT_CASE(kfe_size_test_known_not_rendered),
 	KUNIT_CASE(kfe_size_test_readable_needs_size),
 	KUNIT_CASE(kfe_size_test_bad_option_changes_nothing),
 	{}
