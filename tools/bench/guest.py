@@ -47,6 +47,7 @@ SUBSET = ["sched", "timer"] if SMALL else ["."]
 # Filter writes: pairs (set, then clear) per design, timed after the
 # whole tree has been walked, relative to each design's events/.
 FILTER_PAIRS = 2 if SMALL else 20
+SIZE_POLICIES = ("exact", "zero", "eventfs")
 FILTERS = {"event": "sched/sched_switch/filter", "system": "sched/filter"}
 FILTER_SET = b"common_pid != 1"
 FILTER_CLEAR = b"0"
@@ -289,6 +290,26 @@ def time_filters(trees):
             for name, s in samples.items()}
 
 
+def time_size_policies(ours, theirs):
+    """Warm stat of every node of the mirror under each size policy
+    against eventfs's, the three taking turns, REPS times: what exact
+    sizes cost beyond kernfs's own stat, which size=zero (eventfs's
+    answer, rendering nothing) leaves."""
+    samples = {k: [] for k in SIZE_POLICIES}
+    for i in range(REPS):
+        for k in SIZE_POLICIES if i % 2 == 0 else SIZE_POLICIES[::-1]:
+            if k != "eventfs":
+                sh(f"mount -o remount,size={k} {MNT}")
+            top = theirs if k == "eventfs" else ours
+            walk(top)	# the policy's first stat of each node
+            samples[k].append(timed(walk, top))
+    sh(f"mount -o remount,size=exact {MNT}")
+    out = {k: summary(v) for k, v in samples.items()}
+    for s in out.values():
+        s["ratio_to_eventfs"] = s["median"] / out["eventfs"]["median"]
+    return out
+
+
 def tree_shape(top):
     """The paths of every file under TOP, relative to it."""
     paths = []
@@ -427,6 +448,9 @@ def main():
                            for name in ("kernfs_events", "eventfs")})
     for name, w in writes.items():
         designs[name]["filter_writes"] = w
+    log("timing stat under each size policy")
+    results["size_policies"] = time_size_policies(
+        designs["kernfs_events"]["tree"], designs["eventfs"]["tree"])
     sh("rmmod kfe_dentry_bench")
     os.rmdir(tinst)
 
