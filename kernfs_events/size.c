@@ -135,9 +135,9 @@ EXPORT_SYMBOL_GPL(kfe_known_file_size);
  *
  * For a file whose content keeps its length while the file exists (an
  * event's format or id, or a state shown as one character): under
- * size=exact the content is rendered at the first stat only, and its length is kept in @kn->attr.size, which kernfs also
- * gives the inodes it makes later. Content of length 0 is rendered again
- * at each stat.
+ * size=exact the content is rendered at the first stat only, and its
+ * length is kept in @kn->attr.size, which kernfs also gives the inodes
+ * it makes later. Content of length 0 is rendered again at each stat.
  *
  * Return: the size, or @render's negative errno.
  */

@@ -90,6 +90,7 @@ static const struct kernfs_ops kfe_event_ops = {
 static const struct kernfs_ops kfe_event_fixed_ops = {
 	.open		= kfe_event_open,
 	.seq_show	= kfe_event_seq_show,
+	.write		= kfe_event_write,
 	.size		= kfe_event_fixed_size,
 };
 
@@ -172,6 +173,7 @@ static const struct kernfs_ops kfe_trace_dir_ops = {
 static const struct kernfs_ops kfe_trace_dir_fixed_ops = {
 	.open		= kfe_trace_dir_open,
 	.seq_show	= kfe_trace_dir_seq_show,
+	.write		= kfe_trace_dir_write,
 	.size		= kfe_trace_dir_fixed_size,
 };
 
