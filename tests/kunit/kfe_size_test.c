@@ -216,6 +216,19 @@ static loff_t kfe_size_test_size(struct kunit *test, const char *name)
 	return st.size;
 }
 
+/* The size of @name with the mount's options set to @options, which stay. */
+static loff_t kfe_size_test_size_with(struct kunit *test, const char *options,
+				      const char *name)
+{
+	struct vfsmount *mnt = kfe_test_mount(options);
+	loff_t size;
+
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(mnt), "%s", options);
+	size = kfe_size_test_size(test, name);
+	kern_unmount(mnt);
+	return size;
+}
+
 static int kfe_size_test_init(struct kunit *test)
 {
 	struct kfe_size_test *t;
@@ -267,14 +280,10 @@ static void kfe_size_test_write_only_is_zero(struct kunit *test)
 	int i;
 
 	kfe_size_test_setup(test, "");
-	for (i = 0; i < ARRAY_SIZE(policies); i++) {
-		struct vfsmount *mnt = kfe_test_mount(policies[i]);
-
-		KUNIT_ASSERT_FALSE(test, IS_ERR(mnt));
-		KUNIT_EXPECT_EQ_MSG(test, kfe_size_test_size(test, "wronly"), 0,
-				    "%s", policies[i]);
-		kern_unmount(mnt);
-	}
+	for (i = 0; i < ARRAY_SIZE(policies); i++)
+		KUNIT_EXPECT_EQ_MSG(test, kfe_size_test_size_with(test, policies[i],
+								  "wronly"),
+				    0, "%s", policies[i]);
 }
 
 static void kfe_size_test_page_policy(struct kunit *test)
@@ -300,20 +309,12 @@ static void kfe_size_test_zero_policy(struct kunit *test)
 /* A policy change reaches the inodes that already exist. */
 static void kfe_size_test_remount_changes_live_inodes(struct kunit *test)
 {
-	struct vfsmount *mnt;
-
 	kfe_size_test_setup(test, "size=exact");
 	KUNIT_EXPECT_EQ(test, kfe_size_test_size(test, "seq"), 12);
 
-	mnt = kfe_test_mount("size=zero");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(mnt));
-	KUNIT_EXPECT_EQ(test, kfe_size_test_size(test, "seq"), 0);
-	kern_unmount(mnt);
-
-	mnt = kfe_test_mount("size=exact");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(mnt));
-	KUNIT_EXPECT_EQ(test, kfe_size_test_size(test, "seq"), 12);
-	kern_unmount(mnt);
+	KUNIT_EXPECT_EQ(test, kfe_size_test_size_with(test, "size=zero", "seq"), 0);
+	KUNIT_EXPECT_EQ(test, kfe_size_test_size_with(test, "size=exact", "seq"),
+			12);
 }
 
 /*
@@ -341,7 +342,6 @@ static void kfe_size_test_follows_unannounced_change(struct kunit *test)
 static void kfe_size_test_static_rendered_once(struct kunit *test)
 {
 	struct kfe_size_test *t = test->priv;
-	struct vfsmount *mnt;
 
 	kfe_size_test_setup(test, "size=exact");
 	KUNIT_EXPECT_EQ(test, kfe_size_test_size(test, "static"), 12);
@@ -350,15 +350,11 @@ static void kfe_size_test_static_rendered_once(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t->shows, 1);
 
 	/* The policy still decides, and the length is kept across it. */
-	mnt = kfe_test_mount("size=page");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(mnt));
-	KUNIT_EXPECT_EQ(test, kfe_size_test_size(test, "static"), PAGE_SIZE);
-	kern_unmount(mnt);
-	mnt = kfe_test_mount("size=exact");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(mnt));
-	KUNIT_EXPECT_EQ(test, kfe_size_test_size(test, "static"), 12);
+	KUNIT_EXPECT_EQ(test, kfe_size_test_size_with(test, "size=page", "static"),
+			PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, kfe_size_test_size_with(test, "size=exact", "static"),
+			12);
 	KUNIT_EXPECT_EQ(test, t->shows, 1);
-	kern_unmount(mnt);
 }
 
 /*
@@ -368,7 +364,6 @@ static void kfe_size_test_static_rendered_once(struct kunit *test)
 static void kfe_size_test_known_not_rendered(struct kunit *test)
 {
 	struct kfe_size_test *t = test->priv;
-	struct vfsmount *mnt;
 
 	kfe_size_test_setup(test, "size=exact");
 	t->known = 7;
@@ -386,10 +381,8 @@ static void kfe_size_test_known_not_rendered(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kfe_size_test_size(test, "known"), 0);
 	KUNIT_EXPECT_EQ(test, t->shows, 1);
 
-	mnt = kfe_test_mount("size=page");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(mnt));
-	KUNIT_EXPECT_EQ(test, kfe_size_test_size(test, "known"), PAGE_SIZE);
-	kern_unmount(mnt);
+	KUNIT_EXPECT_EQ(test, kfe_size_test_size_with(test, "size=page", "known"),
+			PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, t->tells, 3);
 }
 

@@ -295,14 +295,14 @@ def time_size_policies(ours, theirs):
     against eventfs's, the three taking turns, REPS times: what exact
     sizes cost beyond kernfs's own stat, which size=zero (eventfs's
     answer, rendering nothing) leaves."""
-    samples = {k: [] for k in SIZE_POLICIES}
+    trees = {k: theirs if k == "eventfs" else ours for k in SIZE_POLICIES}
+    samples = {k: [] for k in trees}
     for i in range(REPS):
-        for k in SIZE_POLICIES if i % 2 == 0 else SIZE_POLICIES[::-1]:
+        for k in turn(trees, i):
             if k != "eventfs":
                 sh(f"mount -o remount,size={k} {MNT}")
-            top = theirs if k == "eventfs" else ours
-            walk(top)	# the policy's first stat of each node
-            samples[k].append(timed(walk, top))
+            walk(trees[k])	# the policy's first stat of each node
+            samples[k].append(timed(walk, trees[k]))
     sh(f"mount -o remount,size=exact {MNT}")
     out = {k: summary(v) for k, v in samples.items()}
     for s in out.values():
