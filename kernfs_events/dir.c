@@ -13,13 +13,12 @@
  * Memory reclaim gives back the nodes of a lazy directory that nobody
  * uses (kfe_dir_reclaim(), kernfs_depopulate()); the next access makes
  * them again, with the same inode numbers when the directory was given
- * a block of them.
+ * a block of them and its files fit in it.
  */
 #include <linux/kernfs.h>
 #include <linux/list.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
-#include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -35,10 +34,11 @@
  * @entries: the table the files were built from
  * @nr_entries: its length
  * @populated: a lazy directory that has its nodes, under kfe_tree_lock
+ * @files_beyond_block: a file got its number from kernfs, not from the
+ *	directory's block (more files than the block holds): made again,
+ *	it would get another, so reclaim leaves the directory be
  * @data: the data passed to each entry's callback
  * @subdirs: the subdirectories of a lazy directory, or NULL
- * @files: the node of each entry, or NULL if its callback left it out
- *	or the directory is lazy and not populated yet
  */
 struct kfe_dir {
 	struct kernfs_node	*kn;
@@ -48,9 +48,9 @@ struct kfe_dir {
 	const struct kfe_entry	*entries;
 	int			nr_entries;
 	bool			populated;
+	bool			files_beyond_block;
 	void			*data;
 	const struct kfe_subdirs *subdirs;
-	struct kernfs_node	*files[] __counted_by(nr_entries);
 };
 
 /*
@@ -134,6 +134,7 @@ err:
 static int kfe_dir_create_files(struct kfe_dir *dir,
 				const struct kfe_file_spec *specs)
 {
+	u32 block = kernfs_ino(dir->kn);
 	struct kernfs_node *kn;
 	int i;
 
@@ -146,7 +147,8 @@ static int kfe_dir_create_files(struct kfe_dir *dir,
 					  specs[i].data, NULL, &kfe_active_key);
 		if (IS_ERR(kn))
 			return PTR_ERR(kn);
-		dir->files[i] = kn;
+		if ((u32)kernfs_ino(kn) - block >= KERNFS_LAZY_INO_BLOCK)
+			dir->files_beyond_block = true;
 	}
 	return 0;
 }
@@ -178,21 +180,18 @@ static void kfe_dir_free(struct kfe_dir *top)
 }
 
 /*
- * Forget the nodes of @dir, which kernfs has removed: free the
- * directories below it and clear its files.
+ * Forget the subdirectories of @dir, which kernfs has removed: free the
+ * directories below it.
  */
 static void kfe_dir_forget_nodes(struct kfe_dir *dir)
 {
 	struct kfe_dir *child, *tmp;
-	int i;
 
 	lockdep_assert_held(&kfe_tree_lock);
 	list_for_each_entry_safe(child, tmp, &dir->children, sibling) {
 		list_del(&child->sibling);
 		kfe_dir_free(child);
 	}
-	for (i = 0; i < dir->nr_entries; i++)
-		dir->files[i] = NULL;
 }
 
 /**
@@ -238,12 +237,17 @@ int kfe_dir_populate(struct kernfs_node *kn)
 	return ret;
 }
 
-/* Whether @dir has a block of inode numbers, which its files share. */
+/*
+ * Whether @dir has a block of inode numbers and its files fit in it:
+ * then its nodes, made again, get the numbers they have.
+ */
 static bool kfe_dir_numbered(struct kfe_dir *dir)
 {
 	u32 ino = kernfs_ino(dir->kn);
 
-	return ino >= KERNFS_LAZY_INO_MIN && !(ino % KERNFS_LAZY_INO_BLOCK);
+	lockdep_assert_held(&kfe_tree_lock);
+	return ino >= KERNFS_LAZY_INO_MIN && !(ino % KERNFS_LAZY_INO_BLOCK) &&
+	       !dir->files_beyond_block;
 }
 
 static unsigned long kfe_dir_reclaim_locked(struct kfe_dir *dir)
@@ -360,7 +364,7 @@ static struct kfe_dir *kfe_dir_create(const char *name,
 	if (ret)
 		return ERR_PTR(ret);
 
-	dir = kzalloc(struct_size(dir, files, nr_entries), GFP_KERNEL);
+	dir = kzalloc(sizeof(*dir), GFP_KERNEL);
 	if (!dir)
 		return ERR_PTR(-ENOMEM);
 	dir->nr_entries = nr_entries;
@@ -525,7 +529,7 @@ EXPORT_SYMBOL_GPL(kfe_create_dir);
  * Like kfe_create_dir(), but the directory appears empty of nodes: its
  * files, and the subdirectories that @subdirs creates with the kfe_create
  * calls, are made when someone first looks into it (a lookup, a readdir,
- * or kfe_dir_file()); a stat() reports the link count that @subdirs
+ * or kfe_dir_get_file()); a stat() reports the link count that @subdirs
  * counts, without making them. Until then it costs one kernfs node and
  * its &struct kfe_dir. The entry callbacks and @subdirs then run in the
  * context of that access; if one fails, the access fails with its error,
@@ -594,27 +598,33 @@ struct kernfs_node *kfe_dir_node(struct kfe_dir *dir)
 EXPORT_SYMBOL_GPL(kfe_dir_node);
 
 /**
- * kfe_dir_file - the node of one of a directory's files
+ * kfe_dir_get_file - the node of one of a directory's files, referenced
  * @dir: the directory
  * @name: the entry's name
  *
  * Populates a lazy directory first; must not be called from an entry
  * callback or a subdirs function.
  *
- * Return: the file's node, valid until kfe_remove_dir() or
- * kfe_dir_reclaim() of a subtree that holds it, or NULL if the table has
- * no such entry, its callback left it out, or populating the directory
- * failed.
+ * Return: the file's node with a reference, which the caller drops with
+ * kernfs_put(), or NULL if the table has no such entry, its callback
+ * left it out, or populating the directory failed.
  */
-struct kernfs_node *kfe_dir_file(struct kfe_dir *dir, const char *name)
+struct kernfs_node *kfe_dir_get_file(struct kfe_dir *dir, const char *name)
 {
+	struct kernfs_node *kn;
 	int i;
 
-	/* Searching the directory populates it. */
-	kernfs_put(kernfs_find_and_get(dir->kn, name));
 	for (i = 0; i < dir->nr_entries; i++)
-		if (dir->files[i] && !strcmp(dir->entries[i].name, name))
-			return dir->files[i];
-	return NULL;
+		if (!strcmp(dir->entries[i].name, name))
+			break;
+	if (i == dir->nr_entries)
+		return NULL;
+	/* Searching the directory populates it. */
+	kn = kernfs_find_and_get(dir->kn, name);
+	if (kn && kernfs_type(kn) != KERNFS_FILE) {
+		kernfs_put(kn);
+		return NULL;
+	}
+	return kn;
 }
-EXPORT_SYMBOL_GPL(kfe_dir_file);
+EXPORT_SYMBOL_GPL(kfe_dir_get_file);

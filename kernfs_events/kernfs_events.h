@@ -77,7 +77,7 @@ typedef loff_t (*kfe_len_fn)(struct kernfs_node *kn);
  *	it was created), before anyone sees its content, and again on the
  *	first one after kfe_dir_reclaim() gave its nodes back. It creates
  *	them with kfe_create_lazy_dir() or kfe_create_dir(), may sleep, and
- *	must not call kfe_dir_file() or look into a lazy directory. Returns
+ *	must not call kfe_dir_get_file() or look into a lazy directory. Returns
  *	0, or a negative errno to fail the access; what @dir got is then
  *	removed, and the next access tries again.
  * @count: how many @create would make now, from @data. stat() of the
@@ -126,7 +126,7 @@ struct kfe_dir *kfe_create_lazy_dir(const char *name, struct kfe_dir *parent,
 				    const struct kfe_subdirs *subdirs, u32 ino);
 void kfe_remove_dir(struct kfe_dir *dir);
 struct kernfs_node *kfe_dir_node(struct kfe_dir *dir);
-struct kernfs_node *kfe_dir_file(struct kfe_dir *dir, const char *name);
+struct kernfs_node *kfe_dir_get_file(struct kfe_dir *dir, const char *name);
 unsigned long kfe_dir_reclaim(struct kfe_dir *dir);
 loff_t kfe_file_size(struct kernfs_node *kn, kfe_show_fn show);
 loff_t kfe_fixed_file_size(struct kernfs_node *kn, kfe_show_fn render);

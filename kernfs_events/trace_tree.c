@@ -19,10 +19,14 @@
  *
  * So the callbacks only record the change and queue a work item; the
  * worker builds and removes the directories holding none of tracing's
- * locks. Between the change and the worker a removed event's files stay
- * visible, and tracing answers their operations with -ENODEV, as it does
- * for an open tracefs file; the reference this layer holds keeps the
- * event file allocated until its directory is gone.
+ * locks. The task that made the change waits for the worker before it
+ * returns to user space (kfe_trace_sync(), tracing's ->sync()), so that
+ * when a write to kprobe_events or an instance's mkdir returns, the
+ * mirror shows what it did. Until the worker removes a removed event's
+ * files, tracing answers their operations with -ENODEV, as it does for
+ * an open tracefs file, without looking at the event's call, which may
+ * be gone; the reference this layer holds keeps the event file allocated
+ * until its directory is gone.
  *
  * The directories are lazy (kfe_create_lazy_dir()): an events directory
  * gets its system directories, a system directory its event directories
@@ -107,7 +111,7 @@ static bool kfe_record_failed;
 
 /*
  * An instance's range of inode numbers: a block per event type, the
- * events directory's in place of type 0, then a block per system. 2,048
+ * events directory's in place of type 0, then a block per system. 1,024
  * ranges fill the numbers kernfs leaves to its owner.
  */
 #define KFE_INO_TYPES		(TRACE_EVENT_TYPE_MAX + 1)
@@ -350,11 +354,18 @@ found:
 	schedule_work(&kfe_trace_work);
 }
 
+/* Called with no lock held: the worker has applied every recorded change. */
+static void kfe_trace_sync(void)
+{
+	flush_work(&kfe_trace_work);
+}
+
 static const struct trace_events_fs_ops kfe_trace_ops = {
 	.add_instance		= kfe_add_instance,
 	.remove_instance	= kfe_remove_instance,
 	.add_event		= kfe_add_event,
 	.remove_event		= kfe_remove_event,
+	.sync			= kfe_trace_sync,
 };
 
 /* Building the directories of systems and events: under kfe_mirror_lock. */

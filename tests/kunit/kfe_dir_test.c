@@ -235,7 +235,7 @@ static bool kfe_dir_test_exists(struct kunit *test)
 static void kfe_dir_test_files_follow_callback(struct kunit *test)
 {
 	struct kfe_dir_test *t = test->priv;
-	struct kernfs_node *kn;
+	struct kernfs_node *kn, *other;
 
 	t->dir = kfe_dir_test_create(test);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t->dir));
@@ -245,12 +245,15 @@ static void kfe_dir_test_files_follow_callback(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kn->mode, S_IFREG | 0444);
 	KUNIT_EXPECT_PTR_EQ(test, kn->priv, (void *)&t->data);
 	KUNIT_EXPECT_PTR_EQ(test, kn->attr.ops, &kfe_dir_test_ops);
-	KUNIT_EXPECT_PTR_EQ(test, kfe_dir_file(t->dir, "shown"), kn);
 	kernfs_put(kn);
+	other = kfe_dir_get_file(t->dir, "shown");
+	KUNIT_EXPECT_PTR_EQ(test, other, kn);
+	kernfs_put(other);
 
-	kn = kfe_dir_file(t->dir, "private");
+	kn = kfe_dir_get_file(t->dir, "private");
 	KUNIT_ASSERT_NOT_NULL(test, kn);
 	KUNIT_EXPECT_EQ(test, kn->mode, S_IFREG | 0400);
+	kernfs_put(kn);
 }
 
 static void kfe_dir_test_callback_hides_entry(struct kunit *test)
@@ -262,7 +265,7 @@ static void kfe_dir_test_callback_hides_entry(struct kunit *test)
 	t->dir = kfe_dir_test_create(test);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t->dir));
 
-	KUNIT_EXPECT_NULL(test, kfe_dir_file(t->dir, "hidden"));
+	KUNIT_EXPECT_NULL(test, kfe_dir_get_file(t->dir, "hidden"));
 	KUNIT_EXPECT_EQ(test, kfe_test_stat(t->mnt, KFE_DIR_TEST_NAME "/hidden",
 					    &st), -ENOENT);
 	KUNIT_EXPECT_EQ(test, kfe_test_stat(t->mnt, KFE_DIR_TEST_NAME "/shown",
@@ -428,6 +431,7 @@ static void kfe_dir_test_allocation_failure_creates_nothing(struct kunit *test)
 	bool old_ignore = *ignore_gfp_wait;
 	struct kfe_dir_test *t = test->priv;
 	unsigned int nth, left, failed = 0;
+	struct kernfs_node *kn;
 	struct kfe_dir *dir;
 
 	/* Fail GFP_KERNEL allocations too, without a stack dump for each. */
@@ -444,7 +448,9 @@ static void kfe_dir_test_allocation_failure_creates_nothing(struct kunit *test)
 			KUNIT_EXPECT_FALSE(test, kfe_dir_test_exists(test));
 			continue;
 		}
-		KUNIT_EXPECT_NOT_NULL(test, kfe_dir_file(dir, "probe"));
+		kn = kfe_dir_get_file(dir, "probe");
+		KUNIT_EXPECT_NOT_NULL(test, kn);
+		kernfs_put(kn);
 		if (left)
 			break;
 		kfe_remove_dir(dir);
@@ -488,6 +494,7 @@ static void kfe_dir_test_inode_numbers_unique_and_stable(struct kunit *test)
 	};
 	struct kfe_dir_test *t = test->priv;
 	u64 ino[ARRAY_SIZE(paths)];
+	struct kernfs_node *kn;
 	struct kstat st;
 	int i, j;
 
@@ -500,7 +507,10 @@ static void kfe_dir_test_inode_numbers_unique_and_stable(struct kunit *test)
 		for (j = 0; j < i; j++)
 			KUNIT_EXPECT_NE(test, ino[i], ino[j]);
 	}
-	KUNIT_EXPECT_EQ(test, ino[1], kernfs_ino(kfe_dir_file(t->dir, "shown")));
+	kn = kfe_dir_get_file(t->dir, "shown");
+	KUNIT_ASSERT_NOT_NULL(test, kn);
+	KUNIT_EXPECT_EQ(test, ino[1], kernfs_ino(kn));
+	kernfs_put(kn);
 
 	/* Drop the dentries and inodes; the numbers come back the same. */
 	shrink_dcache_sb(t->mnt->mnt_sb);
@@ -518,6 +528,7 @@ static bool kfe_dir_test_has_children(struct kfe_dir *dir)
 static void kfe_dir_test_lazy_content_made_on_first_use(struct kunit *test)
 {
 	struct kfe_dir_test *t = test->priv;
+	struct kernfs_node *kn;
 	struct kstat st;
 
 	t->dir = kfe_dir_test_create_lazy(test);
@@ -531,7 +542,9 @@ static void kfe_dir_test_lazy_content_made_on_first_use(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t->data.subdirs_calls, 1);
 	KUNIT_ASSERT_EQ(test, kfe_test_stat(t->mnt, KFE_DIR_TEST_NAME, &st), 0);
 	KUNIT_EXPECT_EQ(test, st.nlink, 3);
-	KUNIT_EXPECT_NOT_NULL(test, kfe_dir_file(t->dir, "shown"));
+	kn = kfe_dir_get_file(t->dir, "shown");
+	KUNIT_EXPECT_NOT_NULL(test, kn);
+	kernfs_put(kn);
 	KUNIT_EXPECT_EQ(test, t->data.subdirs_calls, 1);
 }
 
@@ -569,8 +582,8 @@ static void kfe_dir_test_lazy_error_fails_access_then_retries(struct kunit *test
 			kfe_test_stat(t->mnt, KFE_DIR_TEST_NAME "/shown", &st),
 			-ENOSPC);
 	KUNIT_EXPECT_FALSE(test, kfe_dir_test_has_children(t->dir));
-	/* kfe_dir_file() tries again, and fails again. */
-	KUNIT_EXPECT_NULL(test, kfe_dir_file(t->dir, "shown"));
+	/* kfe_dir_get_file() tries again, and fails again. */
+	KUNIT_EXPECT_NULL(test, kfe_dir_get_file(t->dir, "shown"));
 
 	t->data.subdirs_fail = 0;
 	KUNIT_EXPECT_EQ(test,
