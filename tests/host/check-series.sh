@@ -1,11 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# patches/series as a maintainer takes it: applied with git am, one mail
-# at a time, to a git tree of Debian's linux-source-6.12; checkpatch
-# --strict on each commit as git format-patch mails it; and the kernel
-# compiled with W=1 and -Werror at each prefix of the series that
-# touches C code.
+# The patch series as a maintainer takes it: the fixes of
+# patches/fixes/series, then patches/series, applied with git am, one
+# mail at a time, to a git tree of Debian's linux-source-6.12;
+# checkpatch --strict on each commit as git format-patch mails it; and
+# the kernel compiled with W=1 and -Werror at each prefix that touches
+# C code. The cases of a fix are named after its file in patches/fixes/
+# with a "fixes_" prefix (applies_with_git_am_fixes_0001), those of the
+# series after its file in patches/ (applies_with_git_am_0001).
 #
 # Both the git tree ($KFE_CACHE/series-git, keyed by the source package
 # version) and the build directory ($KFE_CACHE/series-build, keyed by
@@ -21,7 +24,9 @@ cd "$KFE_TOP"
 repo=$KFE_CACHE/series-git
 build=$KFE_CACHE/series-build
 fragments=("$KFE_TOP/tools/config/base.config" "$KFE_TOP/tools/config/release.config")
-mapfile -t series < <(grep -v '^$' patches/series)
+# The fixes first, then the series: paths relative to patches/.
+mapfile -t series < <(grep -v '^$' patches/fixes/series | sed 's|^|fixes/|'
+	grep -v '^$' patches/series)
 source_version=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null)
 
 git_q() {
@@ -183,6 +188,7 @@ fi
 applied=$base_ok
 for p in "${series[@]}"; do
 	n=${p%%-*}
+	n=${n//\//_}
 	if [ $applied -ne 0 ]; then
 		ktap_result "applies_with_git_am_$n" 1 "not tried: the tree or an earlier patch is missing"
 		continue
@@ -201,7 +207,7 @@ for p in "${series[@]}"; do
 	elif [ $build_ok -ne 0 ]; then
 		ktap_result "builds_at_$n" 1 "not tried: no build directory"
 	else
-		ktap_diag "W=1 -Werror, 1-$n applied: $objects"
+		ktap_diag "W=1 -Werror, up to $n applied: $objects"
 		ktap_case "builds_at_$n" builds_at
 	fi
 done

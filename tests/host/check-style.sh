@@ -10,7 +10,7 @@ cd "$KFE_TOP"
 
 checkpatch=$KFE_SRC/scripts/checkpatch.pl
 c_files=$(git ls-files '*.c' '*.h')
-patches=$(sed "s|^|$KFE_TOP/patches/|" patches/series)
+patches=$(sed "s|^|$KFE_TOP/patches/|" patches/series patches/fixes/series)
 
 ktap_begin kfe_style
 [ -n "$c_files" ] && [ -n "$patches" ] || ktap_result files_to_check 1 "no C file or patch is tracked"
@@ -23,24 +23,26 @@ ktap_case checkpatch_strict_c_files \
 # mails it from a git tree of the source, with the exemption a stable
 # backport's upstream log needs.
 
-# patches/series lists every patch in patches/ and nothing else; the
-# cover letter, 0000-cover-letter.patch, is the one file it must not
-# list: tools/kernel-build applies what it lists, and checkpatch reads
-# it.
+# patches/series lists every patch in patches/ and nothing else, and
+# patches/fixes/series every patch in patches/fixes/; the cover letter
+# of each, 0000-cover-letter.patch, is the one file it must not list:
+# tools/kernel-build and check-series.sh apply what they list.
 series_lists_every_patch() {
-	local f rc=0
-	for f in patches/*.patch; do
-		f=${f#patches/}
-		if [ "$f" = 0000-cover-letter.patch ]; then
-			! grep -qxF "$f" patches/series ||
-				{ echo "patches/series lists the cover letter"; rc=1; }
-		elif ! grep -qxF "$f" patches/series; then
-			echo "patches/series does not list $f"
-			rc=1
-		fi
-	done
-	for f in $(cat patches/series); do
-		[ -f "patches/$f" ] || { echo "patches/series lists a missing $f"; rc=1; }
+	local dir f rc=0
+	for dir in patches patches/fixes; do
+		for f in "$dir"/*.patch; do
+			f=${f#"$dir"/}
+			if [ "$f" = 0000-cover-letter.patch ]; then
+				! grep -qxF "$f" "$dir/series" ||
+					{ echo "$dir/series lists the cover letter"; rc=1; }
+			elif ! grep -qxF "$f" "$dir/series"; then
+				echo "$dir/series does not list $f"
+				rc=1
+			fi
+		done
+		for f in $(cat "$dir/series"); do
+			[ -f "$dir/$f" ] || { echo "$dir/series lists a missing $f"; rc=1; }
+		done
 	done
 	return $rc
 }
