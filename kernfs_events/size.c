@@ -3,7 +3,7 @@
  * File sizes: what st_size reports under the mount's size= policy.
  *
  * Every readable file of this layer has a kernfs_ops->size() method
- * (patches/0009), which kernfs calls at each stat with an active
+ * (patches/0006), which kernfs calls at each stat with an active
  * reference held, as it calls a read. Under size=exact the method
  * renders the file's content with the same code its read uses and
  * reports the length: whoever changed the content (a write on this

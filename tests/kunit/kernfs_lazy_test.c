@@ -4,7 +4,7 @@
  * (patches/0005): kernfs_create_lazy_dir_ns() and
  * kernfs_syscall_ops->populate(), on a kernfs root of its own; and for
  * giving their children back, with their inode numbers kept
- * (patches/0015, 0016): kernfs_depopulate().
+ * (patches/0012, 0013): kernfs_depopulate().
  */
 #include <kunit/test.h>
 #include <linux/atomic.h>

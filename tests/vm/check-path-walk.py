@@ -3,12 +3,12 @@
 """Paths through the mirror are walked as paths through tracefs are.
 
 - The mirror has no extended attributes, as tracefs has none
-  (KERNFS_ROOT_NO_XATTR, patches/0013): getxattr, setxattr and
+  (KERNFS_ROOT_NO_XATTR, patches/0010): getxattr, setxattr and
   removexattr fail with EOPNOTSUPP and listxattr lists nothing. ls -l
   then asks for a file's SELinux label once per filesystem, as on
   tracefs, not once per file (kernfs's ENODATA made it ask again for
   every entry: a second path walk per file).
-- A walk through the mirror stays in RCU mode (patches/0014): kernfs's
+- A walk through the mirror stays in RCU mode (patches/0011): kernfs's
   d_revalidate is called in RCU mode, and neither it nor permission
   sends the walk back to ref-walk. Counted with probes on both while
   every node of two systems is

@@ -5,9 +5,9 @@ path keeps its inode number across it.
 
 The module's shrinker depopulates, from the bottom up, the lazy
 directories whose nodes have no inode, reference or active reference
-(kernfs_depopulate(), patches/0016); the next access populates them
+(kernfs_depopulate(), patches/0013); the next access populates them
 again. Each directory was given a block of inode numbers, which its
-files share (patches/0015), so the nodes made again have the numbers
+files share (patches/0012), so the nodes made again have the numbers
 they had. drop_caches frees the dentries and inodes, then runs the
 shrinkers until they free almost nothing.
 
