@@ -880,6 +880,13 @@ static int kernfs_lazy_test_searcher_fn(void *arg)
 		s->misses += !kn;
 		s->searches++;
 		kernfs_put(kn);
+		/*
+		 * A pause now and then: a search holds "a" or the lock,
+		 * and a depopulation then fails, so without one it can
+		 * fail for a million tries on an emulated CPU.
+		 */
+		if (!(s->searches % 16))
+			usleep_range(20, 40);
 		cond_resched();
 	}
 	complete(&s->done);
