@@ -42,7 +42,8 @@ bench:
 # own, and each has its own time limit. The loops stop by their own
 # limits (4,800 s in all); the full fault sweeps have none, and ran
 # 2,942 s on a 2-core host under TCG; the full churn matrix runs 30
-# rounds of each removal and 200 of each create-then-use.
+# rounds of each removal and 200 of each create-then-use, once under
+# KASAN (debug) and once under KCSAN (a third kernel, built on first use).
 stress: modules
 	s=0; \
 	tools/vm-run --kernel debug --timeout 5400 -- \
@@ -51,6 +52,9 @@ stress: modules
 		env KFE_STRESS=full tests/vm/check-faults.py || s=1; \
 	tools/vm-run --kernel debug --timeout 3600 -- \
 		env KFE_STRESS=full tests/vm/check-churn.py || s=1; \
+	tree=$$(tools/flavour-tree kcsan) && (cd $$tree && \
+		tools/vm-run --kernel kcsan --timeout 3600 -- \
+		env KFE_STRESS=full tests/vm/check-churn.py) || s=1; \
 	exit $$s
 
 demo: modules
