@@ -3,8 +3,8 @@
 """Lifetimes across the tracing boundary, the way eventfs's bugs were found.
 
 Every way an event goes away (kprobes deleted all at once and one by
-one, synthetic events, the unloading of a module that defines trace
-events, an instance's rmdir) runs while threads lstat, open, read,
+one, uprobes, synthetic events, the unloading of a module that defines
+trace events, an instance's rmdir) runs while threads lstat, open, read,
 write and poll the event's files in the mirror, hold fds on them and
 keep a cwd inside its directory, and while reclaim gives directories
 back (drop_caches). Each case counts the operations that ran while the
@@ -218,6 +218,29 @@ def kprobes_deleted_one_by_one():
     churn("kprobes_one_by_one", make_kprobes, kprobe_dirs, remove_each)
 
 
+UPROBES = os.path.join(TRACEFS, "uprobe_events")
+
+
+def uprobe_dirs():
+    return [os.path.join(MNT, "events", "kfe_churn_u", f"u{i}")
+            for i in range(10)]
+
+
+def uprobes_deleted_at_once():
+    """Uprobes on the shared host's /bin/true, never hit: their events
+    exist from the write that makes them to the one that truncates."""
+    def make():
+        defs = [f"p:kfe_churn_u/u{i} /bin/true:{0x1000 + 16 * i:#x}"
+                for i in range(10)]
+        need(write(UPROBES, probes_file(defs), os.O_APPEND) == 0,
+             "could not create the uprobes")
+
+    def remove():
+        fd = os.open(UPROBES, os.O_WRONLY | os.O_TRUNC)
+        os.close(fd)
+    churn("uprobes_at_once", make, uprobe_dirs, remove)
+
+
 SYNTH = os.path.join(TRACEFS, "synthetic_events")
 
 
@@ -366,6 +389,7 @@ def held_numbers_do_not_lock_directory():
 
 s.run("kprobes_deleted_at_once_under_file_ops", kprobes_deleted_at_once)
 s.run("kprobes_deleted_one_by_one_under_file_ops", kprobes_deleted_one_by_one)
+s.run("uprobes_deleted_at_once_under_file_ops", uprobes_deleted_at_once)
 s.run("synthetic_deleted_under_file_ops", synthetic_deleted)
 s.run("module_unloaded_under_file_ops", module_unloaded)
 s.run("instance_removed_under_file_ops", instance_removed)
