@@ -32,6 +32,7 @@ from kmsg import Kmsg  # noqa: E402
 from kprobes import kprobe  # noqa: E402
 from ktap import Suite  # noqa: E402
 from tracefs import write  # noqa: E402
+from workers import Workers  # noqa: E402
 
 TRACEFS = "/sys/kernel/tracing"
 MNT = os.environ["KFE_MNT"]
@@ -58,7 +59,7 @@ def splats(log):
             if "BUG:" in line or "KASAN" in line or "WARNING:" in line]
 
 
-class FileOps:
+class FileOps(Workers):
     """Threads that run every operation on the files of the event
     directories under DIRS() until stopped. Each operation is counted,
     and counted as overlapping when a removal was in progress while it
@@ -67,12 +68,10 @@ class FileOps:
     def __init__(self, dirs, nr=3):
         self.dirs = dirs
         self.removing = False
-        self.stop = threading.Event()
         self.ops = 0
         self.overlapped = 0
         self.errors = []
-        self.threads = [threading.Thread(target=self.work, args=(i,))
-                        for i in range(nr)]
+        super().__init__(nr)
 
     def op(self, i, path):
         kind = (i + self.ops) % 5
@@ -114,16 +113,6 @@ class FileOps:
                         self.overlapped += 1
                     if self.stop.is_set():
                         return
-
-    def __enter__(self):
-        for t in self.threads:
-            t.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.stop.set()
-        for t in self.threads:
-            t.join()
 
     def remove(self, fn):
         """Run the removal FN() with the operations going on."""
@@ -203,12 +192,14 @@ def make_kprobes():
                os.O_APPEND) == 0, "could not create the kprobes")
 
 
+def truncate(name):
+    """Delete every probe of the tracefs file NAME, as "> NAME" does."""
+    os.close(os.open(os.path.join(TRACEFS, name), os.O_WRONLY | os.O_TRUNC))
+
+
 def kprobes_deleted_at_once():
-    def remove_all():
-        fd = os.open(os.path.join(TRACEFS, "kprobe_events"),
-                     os.O_WRONLY | os.O_TRUNC)
-        os.close(fd)
-    churn("kprobes_at_once", make_kprobes, kprobe_dirs, remove_all)
+    churn("kprobes_at_once", make_kprobes, kprobe_dirs,
+          lambda: truncate("kprobe_events"))
 
 
 def kprobes_deleted_one_by_one():
@@ -234,11 +225,8 @@ def uprobes_deleted_at_once():
                 for i in range(10)]
         need(write(UPROBES, probes_file(defs), os.O_APPEND) == 0,
              "could not create the uprobes")
-
-    def remove():
-        fd = os.open(UPROBES, os.O_WRONLY | os.O_TRUNC)
-        os.close(fd)
-    churn("uprobes_at_once", make, uprobe_dirs, remove)
+    churn("uprobes_at_once", make, uprobe_dirs,
+          lambda: truncate("uprobe_events"))
 
 
 SYNTH = os.path.join(TRACEFS, "synthetic_events")

@@ -10,12 +10,12 @@ reliability chapter. vm-run fails the run on any splat or leak.
 import os
 import subprocess
 import sys
-import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from kprobes import kprobe  # noqa: E402
 from ktap import Suite  # noqa: E402
+from workers import Workers  # noqa: E402
 
 TRACEFS = "/sys/kernel/tracing"
 MNT = os.environ["KFE_MNT"]
@@ -58,7 +58,7 @@ def loop(name, body):
     return n
 
 
-class Readers:
+class Readers(Workers):
     """Threads that walk, stat, open, read and write the mirrored files
     until stopped; they count operations and unexpected errors."""
 
@@ -66,11 +66,9 @@ class Readers:
 
     def __init__(self, top, nr=4):
         self.top = top
-        self.stop = threading.Event()
         self.ops = 0
         self.errors = []
-        self.threads = [threading.Thread(target=self.work, args=(i,))
-                        for i in range(nr)]
+        super().__init__(nr)
 
     def one(self, i):
         for d, _, files in os.walk(self.top):
@@ -95,16 +93,6 @@ class Readers:
             except OSError as e:
                 if e.errno not in self.ALLOWED:
                     self.errors.append(str(e))
-
-    def __enter__(self):
-        for t in self.threads:
-            t.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.stop.set()
-        for t in self.threads:
-            t.join()
 
 
 def kprobe_churn():
