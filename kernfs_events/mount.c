@@ -144,6 +144,10 @@ static struct kernfs_syscall_ops kfe_syscall_ops = {
 /**
  * kfe_root_init - create the kernfs root that every mount shows
  *
+ * The root leaves KERNFS_ROOT_EXTRA_OPEN_PERM_CHECK off, so that, as in
+ * tracefs, root may open a file past its mode (inject for reading,
+ * format for writing) and the read or write fails with tracing's errno.
+ *
  * Return: 0, or a negative errno with nothing left behind.
  */
 int kfe_root_init(void)
@@ -151,7 +155,6 @@ int kfe_root_init(void)
 	kfe_options_init(&kfe_opts);
 	kfe_root = kernfs_create_root(&kfe_syscall_ops,
 				      KERNFS_ROOT_CREATE_DEACTIVATED |
-				      KERNFS_ROOT_EXTRA_OPEN_PERM_CHECK |
 				      KERNFS_ROOT_NO_XATTR, NULL);
 	if (IS_ERR(kfe_root))
 		return PTR_ERR(kfe_root);

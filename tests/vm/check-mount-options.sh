@@ -107,13 +107,16 @@ access_follows_mode_and_gid() {
 }
 ktap_case unprivileged_access_follows_mode_and_gid access_follows_mode_and_gid
 
-root_cannot_open_write_only_for_read() {
-	# KERNFS_ROOT_EXTRA_OPEN_PERM_CHECK: no CAP_DAC_OVERRIDE past the mode.
+root_writes_past_mode() {
+	# As in tracefs, CAP_DAC_OVERRIDE lets root past a chmod-ed mode
+	# (no KERNFS_ROOT_EXTRA_OPEN_PERM_CHECK); other users stay out.
 	chmod 0440 "$ev/enable" &&
-		sh -c "echo 1 > $ev/enable" 2>&1 | grep -q 'Permission denied' &&
+		echo 1 > "$ev/enable" && [ "$(cat "$ev/enable")" = 1 ] &&
+		echo 0 > "$ev/enable" &&
+		nobody sh -c "echo 1 > $ev/enable" 2>&1 | grep -q 'Permission denied' &&
 		chmod 0640 "$ev/enable"
 }
-ktap_case root_gets_eacces_beyond_mode root_cannot_open_write_only_for_read
+ktap_case root_writes_past_mode_as_in_tracefs root_writes_past_mode
 
 fresh_mount_resets_defaults() {
 	umount "$KFE_MNT" && mount -t kernfs_events kernfs_events "$KFE_MNT" &&
