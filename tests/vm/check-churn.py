@@ -3,8 +3,9 @@
 """Lifetimes across the tracing boundary, the way eventfs's bugs were found.
 
 Every way an event goes away (kprobes deleted all at once and one by
-one, uprobes, synthetic events, the unloading of a module that defines
-trace events, an instance's rmdir) runs while threads lstat, open, read,
+one, uprobes, eprobes, synthetic events, the unloading of a module that
+defines trace events, an instance's rmdir, and the unmount and reload
+of kernfs_events itself) runs while threads lstat, open, read,
 write and poll the event's files in the mirror, hold fds on them and
 keep a cwd inside its directory, and while reclaim gives directories
 back (drop_caches). Each case counts the operations that ran while the
@@ -229,6 +230,30 @@ def uprobes_deleted_at_once():
           lambda: truncate("uprobe_events"))
 
 
+DYNAMIC = os.path.join(TRACEFS, "dynamic_events")
+
+
+def eprobe_dirs():
+    return [os.path.join(MNT, "events", "kfe_churn_e", f"e{i}")
+            for i in range(10)]
+
+
+def eprobes_deleted_at_once():
+    """Event probes on sched_switch, made and deleted through
+    dynamic_events, each in one write: an eprobe holds a reference on the
+    event it probes, which its deletion drops."""
+    def make():
+        defs = [f"e:kfe_churn_e/e{i} sched/sched_switch" for i in range(10)]
+        need(write(DYNAMIC, probes_file(defs), os.O_APPEND) == 0,
+             "could not create the eprobes")
+
+    def remove():
+        need(write(DYNAMIC, probes_file(f"-:kfe_churn_e/e{i}"
+                                        for i in range(10)),
+                   os.O_APPEND) == 0, "could not delete the eprobes")
+    churn("eprobes_at_once", make, eprobe_dirs, remove)
+
+
 SYNTH = os.path.join(TRACEFS, "synthetic_events")
 
 
@@ -261,6 +286,46 @@ def module_unloaded():
         need(subprocess.call(["rmmod", "kfe_trace_event"]) == 0,
              "rmmod failed")
     churn("module", make, lambda: mod_dir, remove)
+
+
+def mounted():
+    with open("/proc/self/mounts") as f:
+        return any(line.split()[1] == MNT for line in f)
+
+
+def unloaded():
+    return subprocess.call(["rmmod", "kernfs_events"],
+                           stderr=subprocess.DEVNULL) == 0
+
+
+def kernfs_events_reloaded():
+    """kernfs_events itself goes: a lazy umount with the operations
+    going on, then rmmod must fail while the held fd and cwd keep the
+    superblock, succeed once they are gone, and a new insmod and mount
+    must serve the tree again."""
+    ko = os.path.join(TOP, "kernfs_events.ko")
+    dirs = [os.path.join(MNT, "events", "sched", e)
+            for e in ("sched_switch", "sched_wakeup")]
+
+    def make():
+        if mounted():
+            return
+        end = time.time() + 10
+        while not unloaded():
+            need(time.time() < end, "rmmod failed after the last fd closed")
+            time.sleep(0.1)
+        need(subprocess.call(["insmod", ko]) == 0, "insmod failed")
+        need(subprocess.call(["mount", "-t", "kernfs_events",
+                              "kernfs_events", MNT]) == 0, "mount failed")
+
+    def remove():
+        need(subprocess.call(["umount", "-l", MNT]) == 0, "umount failed")
+        need(not unloaded(), "rmmod succeeded with an fd of the mount open")
+    try:
+        churn("kernfs_events", make, lambda: dirs, remove,
+              rounds=max(2, ROUNDS // 3))
+    finally:
+        make()
 
 
 def instance_removed():
@@ -378,9 +443,11 @@ def held_numbers_do_not_lock_directory():
 s.run("kprobes_deleted_at_once_under_file_ops", kprobes_deleted_at_once)
 s.run("kprobes_deleted_one_by_one_under_file_ops", kprobes_deleted_one_by_one)
 s.run("uprobes_deleted_at_once_under_file_ops", uprobes_deleted_at_once)
+s.run("eprobes_deleted_at_once_under_file_ops", eprobes_deleted_at_once)
 s.run("synthetic_deleted_under_file_ops", synthetic_deleted)
 s.run("module_unloaded_under_file_ops", module_unloaded)
 s.run("instance_removed_under_file_ops", instance_removed)
+s.run("kernfs_events_reloaded_under_file_ops", kernfs_events_reloaded)
 s.run("kprobe_visible_when_write_returns", kprobe_visible_when_write_returns)
 s.run("synthetic_visible_when_write_returns",
       synthetic_visible_when_write_returns)
