@@ -2,6 +2,7 @@
 """What the checks of the events mirror share: reading and writing a file
 as a shell redirection does, and waiting for the mirror to follow a
 change that tracing made (a work item builds and removes directories)."""
+import errno
 import os
 import time
 
@@ -11,6 +12,18 @@ TRACEFS = "/sys/kernel/tracing"
 def read(path):
     with open(path, "rb") as f:
         return f.read()
+
+
+def content(path):
+    """What a read of PATH to the end gives: the bytes, or None for a
+    write-only file (inject), whose read fails with EPERM in tracefs and
+    in the mirror alike. Any other error is raised."""
+    try:
+        return read(path)
+    except PermissionError as e:
+        if e.errno != errno.EPERM or os.lstat(path).st_mode & 0o444:
+            raise
+        return None
 
 
 def write(path, data, flags=os.O_TRUNC):

@@ -31,7 +31,7 @@ from collections import Counter
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from kprobes import Calls, kprobe  # noqa: E402
 from ktap import Suite  # noqa: E402
-from tracefs import TRACEFS, read, settle, write  # noqa: E402
+from tracefs import TRACEFS, content, settle, write  # noqa: E402
 
 MNT = os.environ["KFE_MNT"]
 INST = "kfe_reclaim"
@@ -90,7 +90,7 @@ def race(name, seconds, actors, top):
                 elif os.path.isdir(p):
                     os.listdir(p)
                 else:
-                    read(p)
+                    content(p)
                 counts[kind] += 1
             except OSError as e:
                 errors.append(f"{kind} {p}: {e}")

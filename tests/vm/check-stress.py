@@ -15,6 +15,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from kprobes import kprobe  # noqa: E402
 from ktap import Suite  # noqa: E402
+from tracefs import content  # noqa: E402
 from workers import Workers  # noqa: E402
 
 TRACEFS = "/sys/kernel/tracing"
@@ -82,8 +83,7 @@ class Readers(Workers):
                     finally:
                         os.close(fd)
                 else:
-                    with open(p, "rb") as fp:
-                        fp.read()
+                    content(p)
                 self.ops += 1
 
     def work(self, i):
