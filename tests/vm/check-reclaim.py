@@ -153,16 +153,16 @@ with Calls("kfe_reclaim_nodes", "kernfs_new_node") as nodes:
     fmt = next(p for p in sorted(first) if p.endswith("/format"))
     fd = os.open(os.path.join(top, fmt), os.O_RDONLY)
     try:
-        content = os.read(fd, 1 << 20)
+        data = os.read(fd, 1 << 20)
         drop()
         before = nodes.count()
         walk(top)
         kept = made - (nodes.count() - before)
         again = os.pread(fd, 1 << 20, 0)
         s.check("open_file_keeps_its_nodes",
-                0 < kept < made and again == content and
+                0 < kept < made and again == data and
                 os.fstat(fd).st_ino == first[fmt],
-                f"kept {kept} of {made} nodes; content equal: {again == content}")
+                f"kept {kept} of {made} nodes; content equal: {again == data}")
     finally:
         os.close(fd)
 
