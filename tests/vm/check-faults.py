@@ -85,7 +85,7 @@ with open(SITES) as f:
 # each with the reason: not reaching one is reported, not failed.
 VARIES = TABLE.get("state-dependent", {})
 # The key in VARIES that stands for every site of an operation outside
-# kernfs_events's own code.
+# kernfs_events's own code (module_function() None).
 KERNEL = "(the kernel's module loader)"
 FOUND = dict(TABLE)  # the table a full sweep writes
 ONLY = os.environ.get("KFE_FAULTS", "").split()
@@ -157,22 +157,21 @@ def sweep(name, attempt, check, teardown, setup=lambda: None, dense=400):
         def why(site):
             if site in varies:
                 return varies[site]
-            if KERNEL in varies and "kfe_" not in site:
+            if KERNEL in varies and module_function(site) is None:
                 return varies[KERNEL]
             return None
-        unreached = sorted(set(want) - set(sites))
-        for site in unreached:
+        failed_in = {module_function(x) for x in sites} - {None}
+        missing = []
+        for site in sorted(set(want) - set(sites)):
+            fn = module_function(site)
             if why(site):
                 print(f"# {name}: not reached: {site}: {why(site)}",
                       file=sys.stderr)
-        failed_in = {module_function(x) for x in sites} - {None}
-        for site in unreached:
-            if not why(site) and module_function(site) in failed_in:
+            elif fn in failed_in:
                 print(f"# {name}: not reached: {site}, but another "
-                      f"allocation of {module_function(site)} failed",
-                      file=sys.stderr)
-        missing = [site for site in unreached if not why(site) and
-                   module_function(site) not in failed_in]
+                      f"allocation of {fn} failed", file=sys.stderr)
+            else:
+                missing.append(site)
         need(not missing, f"{name}: sites not reached within {NEAR} of "
              f"their numbers: {missing}")
     named = (f", {unrecorded} times the mirror left out what the "

@@ -57,7 +57,7 @@ def sysfs_stat_takes_no_active_reference():
         lstat_all([os.path.join(EVENT, n) for n in MEASURED])
         ours = active.count() - before
     note(f"{len(files)} sysfs files: {sysfs} active references; "
-           f"{len(MEASURED)} mirror files with size(): {ours}")
+         f"{len(MEASURED)} mirror files with size(): {ours}")
     need(len(files) > 1000, f"only {len(files)} sysfs files")
     # The control: the probe counts the references that size() takes.
     need(ours >= len(MEASURED), f"the probe saw {ours} references for "
