@@ -772,6 +772,52 @@ static void kernfs_lazy_test_depopulate_refused_while_used(struct kunit *test)
 }
 
 /*
+ * lazy.rst: kernfs_depopulate() refuses, with -EINVAL and one warning, a
+ * node that is not a directory, the top of a root, and a directory of a
+ * root without populate(), as sysfs's and cgroupfs's are, and leaves
+ * them as they were. tools/vm-run fails the boot unless exactly that warning appears
+ * between the two "kfe-expect-warning" lines.
+ */
+static void kernfs_lazy_test_depopulate_refuses_what_is_not_lazy(struct kunit *test)
+{
+	struct kernfs_lazy_test *t = test->priv;
+	struct kernfs_node *top = kernfs_root_to_node(t->root);
+	struct kernfs_node *a, *plain_dir, *plain_file, *found;
+	struct kernfs_root *plain;
+
+	plain = kernfs_create_root(NULL, 0, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(plain));
+	plain_dir = kernfs_create_dir(kernfs_root_to_node(plain), "d", 0755,
+				      NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(plain_dir));
+	plain_file = kernfs_lazy_test_file(plain_dir, "f", NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(plain_file));
+	kernfs_lazy_test_no_wait(&t->d[0]);
+	kernfs_lazy_test_mkdir(test, true);
+
+	/* the top's only child is unpopulated, so nothing else refuses */
+	pr_info("kfe-expect-warning: kernfs_depopulate\n");
+	KUNIT_EXPECT_EQ(test, kernfs_depopulate(plain_dir), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kernfs_depopulate(top), -EINVAL);
+	found = kernfs_find_and_get(top, "dir");
+	KUNIT_ASSERT_PTR_EQ(test, found, t->dir);
+	kernfs_put(found);
+	a = kernfs_find_and_get(t->dir, "a");
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_EXPECT_EQ(test, kernfs_depopulate(a), -EINVAL);
+	pr_info("kfe-expect-warning: end\n");
+
+	found = kernfs_find_and_get(plain_dir, "f");
+	KUNIT_EXPECT_PTR_EQ(test, found, plain_file);
+	kernfs_put(found);
+	KUNIT_EXPECT_FALSE(test, plain_dir->flags & KERNFS_UNPOPULATED);
+	KUNIT_EXPECT_FALSE(test, top->flags & KERNFS_UNPOPULATED);
+	KUNIT_EXPECT_FALSE(test, a->flags & KERNFS_UNPOPULATED);
+	kernfs_put(a);
+	kernfs_destroy_root(plain);
+}
+
+/*
  * lazy.rst: a directory given a block of the owner's numbers keeps its
  * files' numbers across depopulation: they follow its own, in the order
  * populate() creates them. A subdirectory made without a number takes
@@ -949,6 +995,7 @@ static struct kunit_case kernfs_lazy_test_cases[] = {
 	KUNIT_CASE(kernfs_lazy_test_removal_keeps_children_until_populate_ends),
 	KUNIT_CASE(kernfs_lazy_test_depopulate_then_populate_again),
 	KUNIT_CASE(kernfs_lazy_test_depopulate_refused_while_used),
+	KUNIT_CASE(kernfs_lazy_test_depopulate_refuses_what_is_not_lazy),
 	KUNIT_CASE(kernfs_lazy_test_repopulated_children_keep_numbers),
 	KUNIT_CASE(kernfs_lazy_test_bad_or_taken_number_refused),
 	KUNIT_CASE(kernfs_lazy_test_removed_number_taken_until_freed),
