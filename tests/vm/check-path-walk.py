@@ -14,7 +14,9 @@
   every node of two systems is
   stat-ed from a directory of the mirror (the guest's root is 9p, which
   leaves RCU mode by itself); the calls are counted too, so that a
-  probe that never fired cannot pass.
+  probe that never fired cannot pass. The same from the tmpfs directory
+  above the mount, through its root and a chmod-ed directory: nodes
+  with attributes of their own.
 - The RCU walk still sees removal: a path cached before its instance is
   removed through tracefs is gone once the mirror has followed, and the
   same path in an instance made again with the same name is the new
@@ -182,6 +184,41 @@ s.check("rcu_walk_permission_never_echild",
         calls >= components // 2 and echild == 0,
         f"{calls} calls, {echild} returned -ECHILD, for {len(paths)} "
         f"paths of {components} components")
+
+# From outside the mount: the walk enters the mirror at its root, whose
+# mode the mount sets (so it has kernfs_iattrs, as has any chmod-ed sysfs
+# file), and goes on through a system directory chmod-ed in an instance
+# of its own, which takes the attributes with it when it goes.
+attr_inst = os.path.join(TRACEFS, "instances", "kfe_walk_attr")
+chmodded = os.path.join(MNT, "instances", "kfe_walk_attr", "events", "timer")
+outside = os.path.dirname(MNT)
+os.mkdir(attr_inst)
+try:
+    settle(lambda: os.path.exists(chmodded))
+    os.chmod(chmodded, 0o750)
+    rel = os.path.relpath(chmodded, outside)
+    paths = [rel] + [os.path.join(rel, p) for p in nodes(chmodded)]
+    dfd = os.open(outside, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        counts = probe_counts(lambda: [os.stat(p, dir_fd=dfd, follow_symlinks=False)
+                                       for p in paths])
+    finally:
+        os.close(dfd)
+finally:
+    os.rmdir(attr_inst)
+components = sum(p.count("/") + 1 for p in paths)
+print(f"# from {outside}: {len(paths)} paths of {components} components: " +
+      ", ".join(f"{name} {calls} calls, {n} counted"
+                for name, (calls, n) in counts.items()), flush=True)
+calls, echild = counts["kfe_walk_perm"]
+_, rcu = counts["kfe_walk_revrcu"]
+_, reval_echild = counts["kfe_walk_reval"]
+s.check("rcu_walk_through_nodes_with_attributes",
+        calls >= components // 2 and rcu >= components // 2 and
+        echild == 0 and reval_echild == 0,
+        f"{calls} permission calls, {echild} returned -ECHILD; {rcu} "
+        f"d_revalidate calls in RCU mode, {reval_echild} returned -ECHILD; "
+        f"for {len(paths)} paths of {components} components")
 
 # Removal is seen by a walk that found the path in the dentry cache. The
 # mirror follows tracefs's mkdir and rmdir from a work item: wait for it.
