@@ -52,6 +52,10 @@ stress: modules
 		env KFE_STRESS=full tests/vm/check-faults.py || s=1; \
 	tools/vm-run --kernel debug --timeout 3600 -- \
 		env KFE_STRESS=full tests/vm/check-churn.py || s=1; \
+	tools/vm-run --kernel debug --timeout 7200 -- \
+		env KFE_STRESS=full tests/vm/check-ftracetest.py || s=1; \
+	tools/vm-run --kernel debug --timeout 900 -- \
+		env KFE_STRESS=full tests/vm/check-mount-options.sh || s=1; \
 	tree=$$(tools/flavour-tree kcsan) && (cd $$tree && \
 		tools/vm-run --kernel kcsan --timeout 3600 -- \
 		env KFE_STRESS=full tests/vm/check-churn.py) || s=1; \
