@@ -159,20 +159,26 @@ s.check("ls_l_asks_xattrs_once_not_per_entry",
         entries > 10 and calls <= tracefs_calls,
         f"{calls} xattr calls for {entries} entries (tracefs: {tracefs_calls})")
 
+def walk_counts(top, paths):
+    """probe_counts() of a stat of each of PATHS, relative to TOP, and
+    the number of path components they have; both printed."""
+    dfd = os.open(top, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        counts = probe_counts(lambda: [os.stat(p, dir_fd=dfd, follow_symlinks=False)
+                                       for p in paths])
+    finally:
+        os.close(dfd)
+    components = sum(p.count("/") + 1 for p in paths)
+    print(f"# from {top}: {len(paths)} paths of {components} components: " +
+          ", ".join(f"{name} {calls} calls, {n} counted"
+                    for name, (calls, n) in counts.items()), flush=True)
+    return counts, components
+
+
 # The RCU walk: every path validated from the dentry cache.
-dfd = os.open(EVENTS, os.O_RDONLY | os.O_DIRECTORY)
-try:
-    paths = [os.path.join(sys_, p) for sys_ in ("sched", "timer")
-             for p in [""] + nodes(os.path.join(EVENTS, sys_))]
-    paths = [p.rstrip("/") for p in paths]
-    counts = probe_counts(lambda: [os.stat(p, dir_fd=dfd, follow_symlinks=False)
-                                   for p in paths])
-finally:
-    os.close(dfd)
-components = sum(p.count("/") + 1 for p in paths)
-print(f"# {len(paths)} paths of {components} components: " +
-      ", ".join(f"{name} {calls} calls, {n} counted"
-                for name, (calls, n) in counts.items()), flush=True)
+paths = [os.path.join(sys_, p).rstrip("/") for sys_ in ("sched", "timer")
+         for p in [""] + nodes(os.path.join(EVENTS, sys_))]
+counts, components = walk_counts(EVENTS, paths)
 calls, echild = counts["kfe_walk_reval"]
 _, rcu = counts["kfe_walk_revrcu"]
 s.check("rcu_walk_revalidate_in_rcu_mode",
@@ -198,18 +204,9 @@ try:
     os.chmod(chmodded, 0o750)
     rel = os.path.relpath(chmodded, outside)
     paths = [rel] + [os.path.join(rel, p) for p in nodes(chmodded)]
-    dfd = os.open(outside, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        counts = probe_counts(lambda: [os.stat(p, dir_fd=dfd, follow_symlinks=False)
-                                       for p in paths])
-    finally:
-        os.close(dfd)
+    counts, components = walk_counts(outside, paths)
 finally:
     os.rmdir(attr_inst)
-components = sum(p.count("/") + 1 for p in paths)
-print(f"# from {outside}: {len(paths)} paths of {components} components: " +
-      ", ".join(f"{name} {calls} calls, {n} counted"
-                for name, (calls, n) in counts.items()), flush=True)
 calls, echild = counts["kfe_walk_perm"]
 _, rcu = counts["kfe_walk_revrcu"]
 _, reval_echild = counts["kfe_walk_reval"]
